@@ -1,0 +1,108 @@
+//! FTL and device configuration, validated before a device is built.
+
+use crate::nand::{Geometry, Timing};
+use serde::Serialize;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FtlConfig {
+    /// Mapping scheme; only "page" exists so far.
+    pub mapping: String,
+    /// GC victim policy name (see `victim::POLICY_NAMES`).
+    pub victim_policy: String,
+    /// Device GC runs while fewer than this many superblocks are free.
+    pub gc_threshold_superblocks: u32,
+    /// Write buffer size in 4 KiB slots.
+    pub write_buffer_slots: u32,
+    /// Number of host log heads; a write's stream id picks one (id % streams).
+    pub streams: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SsdConfig {
+    pub geometry: Geometry,
+    pub timing: Timing,
+    /// Exported capacity in 4 KiB logical pages.
+    pub logical_pages: u64,
+    pub ftl: FtlConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub field: String,
+    pub value: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} = {}: {}", self.field, self.value, self.reason)
+    }
+}
+impl std::error::Error for ConfigError {}
+
+fn err(field: &str, value: impl ToString, reason: impl ToString) -> ConfigError {
+    ConfigError { field: field.into(), value: value.to_string(), reason: reason.to_string() }
+}
+
+impl SsdConfig {
+    /// Overprovisioning actually provided: spare / logical.
+    pub fn op(&self) -> f64 {
+        let phys = self.geometry.total_slots() as f64;
+        (phys - self.logical_pages as f64) / self.logical_pages as f64
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.geometry.validate().map_err(|e| err(e.field, e.value, e.reason))?;
+        let g = &self.geometry;
+        if self.ftl.mapping != "page" {
+            return Err(err("ftl.mapping", &self.ftl.mapping, "unknown mapping; valid: page"));
+        }
+        if super::victim::by_name(&self.ftl.victim_policy).is_none() {
+            return Err(err(
+                "ftl.gc_policy",
+                &self.ftl.victim_policy,
+                format!("unknown policy; valid: {}", super::victim::POLICY_NAMES.join(", ")),
+            ));
+        }
+        if self.ftl.gc_threshold_superblocks < 2 {
+            return Err(err(
+                "ftl.gc_threshold_superblocks",
+                self.ftl.gc_threshold_superblocks,
+                "must be at least 2 (GC needs a free superblock to copy into)",
+            ));
+        }
+        if self.ftl.streams == 0 || self.ftl.streams > 16 {
+            return Err(err("ftl.streams", self.ftl.streams, "must be 1..=16"));
+        }
+        if self.ftl.write_buffer_slots <= g.slots_per_unit() {
+            return Err(err(
+                "ftl.write_buffer_kib",
+                self.ftl.write_buffer_slots as u64 * 4,
+                format!(
+                    "must exceed one program unit ({} KiB) so a full unit can drain",
+                    g.slots_per_unit() as u64 * 4
+                ),
+            ));
+        }
+        if self.logical_pages == 0 {
+            return Err(err("device.capacity", 0, "exported capacity must be positive"));
+        }
+        // Spare superblocks must cover the GC reserve and every open log head,
+        // plus one, or GC may find no superblock with an invalid slot.
+        let spu = g.slots_per_superblock() as u64;
+        let needed_spare = self.ftl.gc_threshold_superblocks as u64 + self.ftl.streams as u64 + 2;
+        let spare = (g.total_slots().saturating_sub(self.logical_pages)) / spu;
+        if spare < needed_spare {
+            return Err(err(
+                "device.op",
+                format!("{:.4}", self.op()),
+                format!(
+                    "only {spare} spare superblocks of {} MiB; need at least {needed_spare} \
+                     (GC threshold + log heads + 2): raise op or capacity",
+                    g.superblock_bytes() >> 20
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,60 @@
+//! Full consistency check of an `Ssd` (O(device size); for tests and
+//! `--check` runs):
+//! * mapping consistency: every mapped lpn's slot names that lpn as owner;
+//! * one owner per valid physical page: every owned slot is mapped back;
+//! * page conservation: per superblock, owners counted == valid count, and
+//!   free superblocks hold no data at all.
+
+use super::block_pool::SbState;
+use super::ssd::Ssd;
+use crate::nand::{Lpn, Ppn, SuperblockId};
+
+pub fn check(ssd: &Ssd) -> Result<(), String> {
+    let geo = ssd.geometry();
+    let map = ssd.mapping();
+    let mut mapped = 0u64;
+    for l in 0..map.logical_pages() {
+        let lpn = Lpn(l);
+        if let Some(ppn) = map.get(lpn) {
+            mapped += 1;
+            if ssd.p2l_owner(ppn) != Some(lpn) {
+                return Err(format!("{lpn} maps to {ppn} whose owner is {:?}", ssd.p2l_owner(ppn)));
+            }
+            if ssd.store().read(ppn).is_none() {
+                return Err(format!("{lpn} maps to erased {ppn}"));
+            }
+        }
+    }
+    let sps = geo.slots_per_superblock() as u64;
+    let mut owned_total = 0u64;
+    for sb in 0..geo.superblocks() {
+        let id = SuperblockId(sb);
+        let info = *ssd.pool().info(id);
+        let start = geo.superblock_start(id).0;
+        let mut owned = 0u32;
+        let mut programmed = 0u32;
+        for p in start..start + sps {
+            let ppn = Ppn(p);
+            if ssd.store().read(ppn).is_some() {
+                programmed += 1;
+            }
+            if let Some(lpn) = ssd.p2l_owner(ppn) {
+                owned += 1;
+                if map.get(lpn) != Some(ppn) {
+                    return Err(format!("{ppn} claims {lpn}, which maps to {:?}", map.get(lpn)));
+                }
+            }
+        }
+        if owned != info.valid_slots {
+            return Err(format!("{id}: {owned} owned slots but valid count {}", info.valid_slots));
+        }
+        if info.state == SbState::Free && programmed != 0 {
+            return Err(format!("free {id} holds {programmed} programmed slots"));
+        }
+        owned_total += owned as u64;
+    }
+    if owned_total != mapped {
+        return Err(format!("{owned_total} owned physical slots but {mapped} mapped logical pages"));
+    }
+    Ok(())
+}

@@ -1,0 +1,24 @@
+//! Flash translation layer: mapping schemes behind `Mapping`, superblock
+//! pool, write buffer, device GC with pluggable victim policies, and the
+//! `Ssd` that executes NVMe commands on top of the NAND model.
+
+mod block_pool;
+mod config;
+mod mapping;
+pub mod mapping_checker;
+mod page_mapping;
+mod ssd;
+mod stats;
+pub mod victim;
+mod write_buffer;
+
+pub use block_pool::{BlockPool, SbState, SuperblockInfo};
+pub use config::{ConfigError, FtlConfig, SsdConfig};
+pub use mapping::Mapping;
+pub use page_mapping::PageMapping;
+pub use ssd::Ssd;
+pub use stats::FtlStats;
+pub use write_buffer::WriteBuffer;
+
+#[cfg(test)]
+mod ssd_tests;

@@ -1,0 +1,434 @@
+//! A conventional SSD: NAND + page-mapping FTL + write buffer + device GC,
+//! driven by NVMe commands.
+//!
+//! Timing follows the reservation model of NVMeVirt/FEMU (see
+//! `nand::Timelines`): executing a command reserves die and channel time and
+//! yields its completion instant. Device GC runs synchronously whenever free
+//! superblocks fall below the threshold before a host block is placed
+//! (NVMeVirt's foreground GC); its reads, programs and erases reserve the
+//! same dies the host uses, so host I/O queues behind it.
+//!
+//! Invariants (checked by `mapping_checker`): every mapped logical page has
+//! exactly one physical owner and `p2l` agrees; per-superblock valid counts
+//! equal the owners they hold; a slot is programmed at most once per erase.
+//!
+//! Simplifications, stated: a read of data whose program was already issued
+//! goes to NAND (waiting for the program) rather than hitting the buffer;
+//! GC collects a whole victim at once and pads its last partial unit so the
+//! victim's erase never precedes the durability of the copies.
+
+use super::block_pool::BlockPool;
+use super::config::{ConfigError, SsdConfig};
+use super::mapping::Mapping;
+use super::page_mapping::PageMapping;
+use super::stats::FtlStats;
+use super::victim::{self, VictimPolicy};
+use super::write_buffer::WriteBuffer;
+use crate::nand::{FlashStore, Geometry, Lpn, Ppn, SuperblockId, Timelines, Timing, SLOT_BYTES};
+use crate::nvme::{Command, Completion, CompletionFlags, Opcode, QueuePair, Status};
+use crate::oracle::Fingerprint;
+use crate::sim::{SimDuration, SimTime};
+
+const NO_OWNER: u32 = u32::MAX;
+
+/// An append point: the open superblock a log writes into.
+#[derive(Clone, Debug)]
+struct LogHead {
+    sb: Option<SuperblockId>,
+    /// Next slot offset inside `sb`.
+    next: u32,
+    /// Latest instant any data of the filling unit is available.
+    unit_ready: SimTime,
+    /// Host-buffer slots held by the filling unit (released at program end).
+    buffered_slots: u32,
+    is_gc: bool,
+}
+
+impl LogHead {
+    fn new(is_gc: bool) -> Self {
+        LogHead { sb: None, next: 0, unit_ready: SimTime::ZERO, buffered_slots: 0, is_gc }
+    }
+}
+
+pub struct Ssd {
+    geo: Geometry,
+    timing: Timing,
+    config: SsdConfig,
+    timelines: Timelines,
+    store: FlashStore,
+    mapping: Box<dyn Mapping>,
+    /// Reverse map: owner lpn of each physical slot, NO_OWNER if invalid.
+    p2l: Vec<u32>,
+    pool: BlockPool,
+    /// Host heads 0..streams, then the GC head.
+    heads: Vec<LogHead>,
+    buffer: WriteBuffer,
+    victim: Box<dyn VictimPolicy>,
+    stats: FtlStats,
+    spu: u32,
+    sps: u32,
+}
+
+impl Ssd {
+    pub fn new(config: SsdConfig) -> Result<Ssd, ConfigError> {
+        config.validate()?;
+        let geo = config.geometry.clone();
+        let mut heads: Vec<LogHead> = (0..config.ftl.streams).map(|_| LogHead::new(false)).collect();
+        heads.push(LogHead::new(true));
+        Ok(Ssd {
+            timing: config.timing.clone(),
+            timelines: Timelines::new(&geo),
+            store: FlashStore::new(&geo),
+            mapping: Box::new(PageMapping::new(config.logical_pages)),
+            p2l: vec![NO_OWNER; geo.total_slots() as usize],
+            pool: BlockPool::new(geo.superblocks(), geo.slots_per_superblock()),
+            heads,
+            buffer: WriteBuffer::new(config.ftl.write_buffer_slots),
+            victim: victim::by_name(&config.ftl.victim_policy).expect("validated"),
+            stats: FtlStats::default(),
+            spu: geo.slots_per_unit(),
+            sps: geo.slots_per_superblock(),
+            geo,
+            config,
+        })
+    }
+
+    pub fn config(&self) -> &SsdConfig {
+        &self.config
+    }
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+    pub fn logical_pages(&self) -> u64 {
+        self.config.logical_pages
+    }
+    pub fn stats(&self) -> FtlStats {
+        let mut s = self.stats.clone();
+        s.buffer_full_waits = self.buffer.full_waits_count();
+        s
+    }
+    pub fn mapping_memory_bytes(&self) -> u64 {
+        self.mapping.memory_bytes()
+    }
+    pub fn free_superblocks(&self) -> usize {
+        self.pool.free_count()
+    }
+    pub fn erase_counts(&self) -> &[u32] {
+        self.store.erase_counts()
+    }
+    pub fn die_busy_total(&self) -> SimDuration {
+        self.timelines.die_busy_total()
+    }
+
+    /// Drain the submission queue, posting each completion.
+    pub fn service(&mut self, qp: &mut QueuePair, data: &mut Vec<Option<Fingerprint>>) {
+        while let Some((at, cmd)) = qp.fetch() {
+            let c = self.execute(at, &cmd, data);
+            qp.post(c);
+        }
+    }
+
+    /// Execute one command arriving at `at`. For reads, `data` receives one
+    /// entry per block (None = unmapped).
+    pub fn execute(&mut self, at: SimTime, cmd: &Command, data: &mut Vec<Option<Fingerprint>>) -> Completion {
+        data.clear();
+        let (status, done) = match cmd.op {
+            Opcode::Read { slba, nlb } => match self.check_range(slba, nlb) {
+                Ok(()) => (Status::Success, self.read(at, slba, nlb, data)),
+                Err(s) => (s, at),
+            },
+            Opcode::Write { slba, nlb, stream, data: tag } => match self.check_range(slba, nlb) {
+                Ok(()) => (Status::Success, self.write(at, slba, nlb, stream, |i| tag.block(i))),
+                Err(s) => (s, at),
+            },
+            Opcode::Discard { slba, nlb } => match self.check_range(slba, nlb) {
+                Ok(()) => (Status::Success, self.discard(at, slba, nlb)),
+                Err(s) => (s, at),
+            },
+            Opcode::Flush => (Status::Success, self.flush(at)),
+        };
+        Completion { id: cmd.id, status, flags: CompletionFlags::default(), at: done }
+    }
+
+    fn check_range(&self, slba: Lpn, nlb: u32) -> Result<(), Status> {
+        if nlb == 0 {
+            return Err(Status::InvalidField);
+        }
+        match slba.0.checked_add(nlb as u64) {
+            Some(end) if end <= self.config.logical_pages => Ok(()),
+            _ => Err(Status::LbaOutOfRange),
+        }
+    }
+
+    // ---- read ----------------------------------------------------------
+
+    fn read(&mut self, at: SimTime, slba: Lpn, nlb: u32, data: &mut Vec<Option<Fingerprint>>) -> SimTime {
+        let start = at + SimDuration(self.timing.fw_read_ns);
+        let mut done = start;
+        // Coalesce consecutive blocks that sit in the same program unit into one page read.
+        let mut pending: Option<(u64, u32)> = None; // (unit, slot count)
+        for i in 0..nlb as u64 {
+            let lpn = Lpn(slba.0 + i);
+            let ppn = self.mapping.get(lpn);
+            data.push(ppn.map(|p| self.store.read(p).expect("mapped slot holds data")));
+            let Some(ppn) = ppn else { continue };
+            self.stats.host_read_slots += 1;
+            if self.in_filling_unit(ppn) {
+                self.stats.buffer_read_hits += 1;
+                continue;
+            }
+            let unit = self.geo.unit_of(ppn);
+            match pending {
+                Some((u, ref mut n)) if u == unit => *n += 1,
+                _ => {
+                    if let Some((u, n)) = pending.take() {
+                        done = done.max(self.read_unit(u, n, start));
+                    }
+                    pending = Some((unit, 1));
+                }
+            }
+        }
+        if let Some((u, n)) = pending {
+            done = done.max(self.read_unit(u, n, start));
+        }
+        done + SimDuration(self.timing.pcie_xfer_ns(nlb as u64 * SLOT_BYTES))
+    }
+
+    fn read_unit(&mut self, unit: u64, slots: u32, at: SimTime) -> SimTime {
+        self.stats.nand_read_units_host += 1;
+        let die = self.geo.die_of(Ppn(unit * self.spu as u64));
+        self.timelines.read(&self.timing, die, at, slots as u64 * SLOT_BYTES)
+    }
+
+    /// Whether `ppn` belongs to a unit that is still filling in the buffer.
+    fn in_filling_unit(&self, ppn: Ppn) -> bool {
+        self.heads.iter().any(|h| match h.sb {
+            Some(sb) => {
+                let start = self.geo.superblock_start(sb).0;
+                let unit_start = start + (h.next - h.next % self.spu) as u64;
+                ppn.0 >= unit_start && ppn.0 < start + h.next as u64
+            }
+            None => false,
+        })
+    }
+
+    // ---- write ---------------------------------------------------------
+
+    /// Place `nlb` host blocks starting at `slba`; `content(i)` is block i's data.
+    pub fn write(
+        &mut self,
+        at: SimTime,
+        slba: Lpn,
+        nlb: u32,
+        stream: u8,
+        content: impl Fn(u64) -> Fingerprint,
+    ) -> SimTime {
+        let arrive = at
+            + SimDuration(self.timing.fw_write_ns)
+            + SimDuration(self.timing.pcie_xfer_ns(nlb as u64 * SLOT_BYTES));
+        let head = stream as usize % self.config.ftl.streams as usize;
+        let mut admitted = arrive;
+        for i in 0..nlb as u64 {
+            self.collect_while_low(arrive);
+            admitted = self.buffer.admit(arrive);
+            let lpn = Lpn(slba.0 + i);
+            let ppn = self.place(head, lpn, content(i), admitted, arrive);
+            self.heads[head].buffered_slots += 1;
+            self.stats.host_write_slots += 1;
+            self.finish_slot(head, ppn);
+        }
+        admitted + SimDuration(self.timing.fw_write_per_4k_ns * nlb as u64)
+    }
+
+    /// Allocate a slot in log `head`, store `fp` there and map `lpn` to it.
+    /// `ready`: when the data is available to program; `mtime`: the data's
+    /// modification time, kept across GC copies for cost-benefit age.
+    fn place(&mut self, head: usize, lpn: Lpn, fp: Fingerprint, ready: SimTime, mtime: SimTime) -> Ppn {
+        let ppn = self.alloc(head, ready);
+        self.store.program(ppn, fp);
+        if let Some(old) = self.mapping.set(lpn, ppn) {
+            self.invalidate(old, lpn);
+        }
+        self.p2l[ppn.0 as usize] = lpn.0 as u32;
+        self.pool.add_valid(self.geo.superblock_of(ppn), mtime);
+        ppn
+    }
+
+    fn invalidate(&mut self, old: Ppn, lpn: Lpn) {
+        let owner = std::mem::replace(&mut self.p2l[old.0 as usize], NO_OWNER);
+        assert_eq!(owner, lpn.0 as u32, "{old} owned by lpn {owner}, but mapping said {lpn}");
+        self.pool.remove_valid(self.geo.superblock_of(old));
+    }
+
+    fn alloc(&mut self, head: usize, ready: SimTime) -> Ppn {
+        let h = &mut self.heads[head];
+        if h.sb.is_none() || h.next == self.sps {
+            if let Some(sb) = h.sb {
+                self.pool.close(sb);
+            }
+            let sb = self.pool.open().unwrap_or_else(|| {
+                panic!("no free superblock for log head {head} (gc head: {}); GC reserve exhausted", h.is_gc)
+            });
+            h.sb = Some(sb);
+            h.next = 0;
+        }
+        let ppn = Ppn(self.geo.superblock_start(h.sb.expect("opened")).0 + h.next as u64);
+        h.next += 1;
+        h.unit_ready = h.unit_ready.max(ready);
+        ppn
+    }
+
+    /// After a slot is filled: program its unit if the unit is now complete.
+    fn finish_slot(&mut self, head: usize, _ppn: Ppn) {
+        if self.heads[head].next % self.spu == 0 {
+            self.program_unit(head);
+        }
+    }
+
+    /// Program the filling unit of `head` (which ends at `next`).
+    fn program_unit(&mut self, head: usize) -> SimTime {
+        let h = &mut self.heads[head];
+        let sb = h.sb.expect("programming a unit of an unopened head");
+        assert!(h.next % self.spu == 0 && h.next > 0, "unit not complete");
+        let first = Ppn(self.geo.superblock_start(sb).0 + (h.next - self.spu) as u64);
+        let ready = h.unit_ready;
+        let buffered = std::mem::take(&mut h.buffered_slots);
+        h.unit_ready = SimTime::ZERO;
+        let die = self.geo.die_of(first);
+        let done = self.timelines.program(&self.timing, die, ready, self.spu as u64 * SLOT_BYTES);
+        self.stats.nand_program_units += 1;
+        if buffered > 0 {
+            self.buffer.release_at(done, buffered);
+        }
+        done
+    }
+
+    /// Fill the rest of `head`'s partial unit with padding and program it.
+    fn pad_and_program(&mut self, head: usize) -> Option<SimTime> {
+        let h = &self.heads[head];
+        let sb = h.sb?;
+        if h.next % self.spu == 0 {
+            return None;
+        }
+        let start = self.geo.superblock_start(sb).0;
+        while self.heads[head].next % self.spu != 0 {
+            let n = self.heads[head].next;
+            self.store.program_padding(Ppn(start + n as u64));
+            self.heads[head].next += 1;
+            self.stats.padding_slots += 1;
+        }
+        Some(self.program_unit(head))
+    }
+
+    // ---- discard / flush -------------------------------------------------
+
+    fn discard(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime {
+        for i in 0..nlb as u64 {
+            let lpn = Lpn(slba.0 + i);
+            if let Some(old) = self.mapping.unset(lpn) {
+                self.invalidate(old, lpn);
+                self.stats.host_trim_slots += 1;
+            }
+        }
+        at + SimDuration(self.timing.fw_write_ns)
+    }
+
+    /// Make all buffered host data durable: program partial units with padding
+    /// and complete when every issued program has finished.
+    pub fn flush(&mut self, at: SimTime) -> SimTime {
+        self.stats.flush_count += 1;
+        let start = at + SimDuration(self.timing.fw_write_ns);
+        let mut done = start;
+        for head in 0..self.config.ftl.streams as usize {
+            if let Some(t) = self.pad_and_program(head) {
+                done = done.max(t);
+            }
+        }
+        done.max(self.buffer.drained_at())
+    }
+
+    // ---- garbage collection ------------------------------------------------
+
+    fn collect_while_low(&mut self, now: SimTime) {
+        while self.pool.free_count() < self.config.ftl.gc_threshold_superblocks as usize {
+            self.collect_one(now);
+        }
+    }
+
+    /// Collect one victim superblock: copy its valid slots to the GC head,
+    /// then erase it. Returns when its last erase completes.
+    fn collect_one(&mut self, now: SimTime) -> SimTime {
+        let victim = self
+            .victim
+            .select(&self.pool, now)
+            .unwrap_or_else(|| panic!("GC needed but no full superblock exists (free {})", self.pool.free_count()));
+        let valid = self.pool.info(victim).valid_slots;
+        assert!(
+            valid < self.sps,
+            "GC victim {victim} is fully valid: no space can be reclaimed (logical space exceeds physical minus reserve)"
+        );
+        let gc_head = self.heads.len() - 1;
+        let victim_mtime = self.pool.info(victim).last_write;
+        let start = self.geo.superblock_start(victim).0;
+        let mut copies_done = now;
+        let units = self.geo.units_per_superblock();
+        for unit in 0..units {
+            let first = start + unit as u64 * self.spu as u64;
+            let live = (0..self.spu as u64).filter(|&s| self.p2l[(first + s) as usize] != NO_OWNER).count() as u64;
+            if live == 0 {
+                continue;
+            }
+            let die = self.geo.die_of(Ppn(first));
+            let read_done = self.timelines.read(&self.timing, die, now, live * SLOT_BYTES);
+            self.stats.nand_read_units_gc += 1;
+            for s in 0..self.spu as u64 {
+                let old = Ppn(first + s);
+                let owner = self.p2l[old.0 as usize];
+                if owner == NO_OWNER {
+                    continue;
+                }
+                let lpn = Lpn(owner as u64);
+                let fp = self.store.read(old).expect("valid slot holds data");
+                let new = self.place(gc_head, lpn, fp, read_done, victim_mtime);
+                self.stats.gc_write_slots += 1;
+                if self.heads[gc_head].next % self.spu == 0 {
+                    copies_done = copies_done.max(self.program_unit(gc_head));
+                }
+                debug_assert_eq!(self.mapping.get(lpn), Some(new));
+            }
+        }
+        if let Some(t) = self.pad_and_program(gc_head) {
+            copies_done = copies_done.max(t);
+        }
+        assert_eq!(self.pool.info(victim).valid_slots, 0, "victim {victim} still valid after migration");
+        let mut erased = copies_done;
+        for d in 0..self.geo.dies() {
+            let die = crate::nand::DieId(d);
+            erased = erased.max(self.timelines.erase(&self.timing, die, copies_done));
+        }
+        self.store.erase_superblock(victim);
+        self.pool.release(victim);
+        self.stats.gc_count += 1;
+        self.stats.superblocks_erased += 1;
+        self.stats.gc_busy_ns += erased.since(now).ns();
+        erased
+    }
+
+    // ---- inspection for the checker ---------------------------------------
+
+    pub(crate) fn mapping(&self) -> &dyn Mapping {
+        self.mapping.as_ref()
+    }
+    pub(crate) fn p2l_owner(&self, ppn: Ppn) -> Option<Lpn> {
+        match self.p2l[ppn.0 as usize] {
+            NO_OWNER => None,
+            o => Some(Lpn(o as u64)),
+        }
+    }
+    pub(crate) fn pool(&self) -> &BlockPool {
+        &self.pool
+    }
+    pub(crate) fn store(&self) -> &FlashStore {
+        &self.store
+    }
+}

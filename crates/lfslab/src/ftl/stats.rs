@@ -1,0 +1,60 @@
+//! Counters the FTL keeps; the report derives WAF and rates from them.
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FtlStats {
+    pub host_write_slots: u64,
+    pub host_read_slots: u64,
+    pub host_trim_slots: u64,
+    /// Reads served from the write buffer (data not yet sent to flash).
+    pub buffer_read_hits: u64,
+    pub gc_write_slots: u64,
+    /// Slots filled with padding to program a partial page (flush, GC end).
+    pub padding_slots: u64,
+    pub nand_program_units: u64,
+    pub nand_read_units_host: u64,
+    pub nand_read_units_gc: u64,
+    pub gc_count: u64,
+    /// Sum over collected superblocks of (last erase done - GC start).
+    pub gc_busy_ns: u64,
+    pub superblocks_erased: u64,
+    pub buffer_full_waits: u64,
+    pub flush_count: u64,
+}
+
+impl FtlStats {
+    /// Slots programmed to NAND: host data, GC copies and padding.
+    pub fn nand_write_slots(&self) -> u64 {
+        self.host_write_slots + self.gc_write_slots + self.padding_slots
+    }
+
+    /// FTL write amplification: NAND writes / host writes.
+    pub fn waf(&self) -> f64 {
+        if self.host_write_slots == 0 {
+            0.0
+        } else {
+            self.nand_write_slots() as f64 / self.host_write_slots as f64
+        }
+    }
+
+    /// Counters accumulated since `earlier` (for measured phases).
+    pub fn since(&self, earlier: &FtlStats) -> FtlStats {
+        FtlStats {
+            host_write_slots: self.host_write_slots - earlier.host_write_slots,
+            host_read_slots: self.host_read_slots - earlier.host_read_slots,
+            host_trim_slots: self.host_trim_slots - earlier.host_trim_slots,
+            buffer_read_hits: self.buffer_read_hits - earlier.buffer_read_hits,
+            gc_write_slots: self.gc_write_slots - earlier.gc_write_slots,
+            padding_slots: self.padding_slots - earlier.padding_slots,
+            nand_program_units: self.nand_program_units - earlier.nand_program_units,
+            nand_read_units_host: self.nand_read_units_host - earlier.nand_read_units_host,
+            nand_read_units_gc: self.nand_read_units_gc - earlier.nand_read_units_gc,
+            gc_count: self.gc_count - earlier.gc_count,
+            gc_busy_ns: self.gc_busy_ns - earlier.gc_busy_ns,
+            superblocks_erased: self.superblocks_erased - earlier.superblocks_erased,
+            buffer_full_waits: self.buffer_full_waits - earlier.buffer_full_waits,
+            flush_count: self.flush_count - earlier.flush_count,
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! lfslab: a deterministic full-stack simulator of log-structured
+//! filesystems on flash SSDs. Layers, bottom-up: `sim` (time, scheduler,
+//! PRNG), `nand`, `ftl`, `nvme`, `workload`, `metrics`, `scenario`.
+//! Libraries never print; output goes through `metrics` sinks.
+
+pub mod ftl;
+pub mod nand;
+pub mod nvme;
+pub mod oracle;
+pub mod sim;

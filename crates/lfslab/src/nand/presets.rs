@@ -1,0 +1,133 @@
+//! Device presets from the papers' experimental setups.
+//!
+//! * `970pro` — the Samsung 970 Pro model that D2FS (§8.1) emulates with
+//!   NVMeVirt: 8 channels, 16 chips, 16 KiB flash pages, 2 MiB blocks,
+//!   32 MiB superblocks, 7% OP. Timings are NVMeVirt's `SAMSUNG_970PRO`
+//!   configuration (ssd_config.h): tR 36,013 ns, tPROG 185 + 5 us, channel
+//!   800 MB/s, PCIe 3,360 MB/s, write-buffer firmware 4 us + 0.46 us per
+//!   4 KiB, 4 KiB read firmware 8.5 us. NVMeVirt sets erase to 0; we use
+//!   3 ms, the typical tBERS of MLC NAND datasheets (e.g. Micron
+//!   MT29F64G08CBAAA, 3 ms typ.), because erase is part of the GC cost.
+//! * `femu` — RM-IPU's FEMU setup (rm-ipu.txt §4): 4 KiB pages, read 50 us,
+//!   program 500 us, erase 5 ms, 12.5% OP (32 GB + 4 GB). Layout is FEMU's
+//!   bbssd default (8 channels x 8 LUNs, 1 plane, 256 pages per block);
+//!   FEMU charges no channel transfer time by default.
+
+use super::geometry::Geometry;
+use super::timing::Timing;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preset {
+    Samsung970Pro,
+    Femu,
+}
+
+impl Preset {
+    pub const NAMES: [&'static str; 2] = ["970pro", "femu"];
+
+    pub fn parse(name: &str) -> Option<Preset> {
+        match name {
+            "970pro" => Some(Preset::Samsung970Pro),
+            "femu" => Some(Preset::Femu),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Samsung970Pro => "970pro",
+            Preset::Femu => "femu",
+        }
+    }
+
+    /// Overprovisioning as spare / logical capacity.
+    pub fn op(self) -> f64 {
+        match self {
+            Preset::Samsung970Pro => 0.07,
+            Preset::Femu => 0.125,
+        }
+    }
+
+    /// Geometry with `blocks_per_plane` still to be sized for a capacity.
+    pub fn geometry(self) -> Geometry {
+        match self {
+            Preset::Samsung970Pro => Geometry {
+                channels: 8,
+                chips_per_channel: 2,
+                dies_per_chip: 1,
+                planes_per_die: 1,
+                blocks_per_plane: 0,
+                pages_per_block: 128,
+                page_bytes: 16 * 1024,
+            },
+            Preset::Femu => Geometry {
+                channels: 8,
+                chips_per_channel: 8,
+                dies_per_chip: 1,
+                planes_per_die: 1,
+                blocks_per_plane: 0,
+                pages_per_block: 256,
+                page_bytes: 4096,
+            },
+        }
+    }
+
+    pub fn timing(self) -> Timing {
+        match self {
+            Preset::Samsung970Pro => Timing {
+                read_ns: 36_013,
+                program_ns: 190_000,
+                erase_ns: 3_000_000,
+                channel_mbps: 800,
+                pcie_mbps: 3_360,
+                fw_write_ns: 4_000,
+                fw_write_per_4k_ns: 460,
+                fw_read_ns: 8_500,
+            },
+            Preset::Femu => Timing {
+                read_ns: 50_000,
+                program_ns: 500_000,
+                erase_ns: 5_000_000,
+                channel_mbps: 0,
+                pcie_mbps: 0,
+                fw_write_ns: 0,
+                fw_write_per_4k_ns: 0,
+                fw_read_ns: 0,
+            },
+        }
+    }
+}
+
+/// Number of superblocks so that physical >= logical * (1 + op).
+pub fn blocks_for_capacity(geo: &Geometry, logical_bytes: u64, op: f64) -> u32 {
+    // The superblock size does not depend on blocks_per_plane.
+    let row = geo.superblock_bytes();
+    let physical = (logical_bytes as f64 * (1.0 + op)).ceil() as u64;
+    physical.div_ceil(row) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn d2fs_970pro_shape() {
+        let mut g = Preset::Samsung970Pro.geometry();
+        assert_eq!(g.dies(), 16);
+        assert_eq!(g.block_bytes(), 2 << 20);
+        g.blocks_per_plane = blocks_for_capacity(&g, 256 << 30, 0.07);
+        assert_eq!(g.superblock_bytes(), 32 << 20);
+        // 256 GiB * 1.07 / 32 MiB = 8765.44 -> 8766 superblocks.
+        assert_eq!(g.blocks_per_plane, 8766);
+        assert!(g.validate().is_ok());
+    }
+
+    #[test]
+    fn femu_shape() {
+        let mut g = Preset::Femu.geometry();
+        g.blocks_per_plane = blocks_for_capacity(&g, 32 << 30, Preset::Femu.op());
+        // 36 GiB over 64 LUNs of 1 MiB blocks.
+        assert_eq!(g.total_bytes(), 36 << 30);
+        assert_eq!(Preset::Femu.timing().program_ns, 500_000);
+    }
+}

@@ -1,0 +1,12 @@
+//! Simulation core: virtual time, the event scheduler, the seeded PRNG tree
+//! and run limits. No other source of time or randomness exists in lfslab.
+
+mod limits;
+mod rng;
+mod scheduler;
+mod time;
+
+pub use limits::{LimitExceeded, Limits};
+pub use rng::{mix64, splitmix64, SimRng};
+pub use scheduler::Scheduler;
+pub use time::{SimDuration, SimTime};
