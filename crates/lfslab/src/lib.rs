@@ -3,8 +3,13 @@
 //! PRNG), `nand`, `ftl`, `nvme`, `workload`, `metrics`, `scenario`.
 //! Libraries never print; output goes through `metrics` sinks.
 
+pub mod engine;
 pub mod ftl;
+pub mod metrics;
 pub mod nand;
 pub mod nvme;
 pub mod oracle;
+mod prefetch;
+pub mod scenario;
 pub mod sim;
+pub mod workload;

@@ -63,6 +63,11 @@ impl DataOracle {
         self.expected[lpn.0 as usize] = 0;
     }
 
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn) {
+        crate::prefetch::prefetch(&self.expected, lpn.0 as usize);
+    }
+
     pub fn expected(&self, lpn: Lpn) -> Option<Fingerprint> {
         match self.expected[lpn.0 as usize] {
             0 => None,

@@ -98,8 +98,11 @@ impl BlockPool {
     #[inline]
     pub fn add_valid(&mut self, sb: SuperblockId, mtime: SimTime) {
         let info = &mut self.sbs[sb.0 as usize];
-        let v = info.valid_slots as u128;
-        info.last_write = SimTime(((info.last_write.ns() as u128 * v + mtime.ns() as u128) / (v + 1)) as u64);
+        // Running mean: last + (mtime - last) / (v + 1), in i64 to avoid a
+        // 128-bit division on this hot path.
+        let last = info.last_write.ns() as i64;
+        let mean = last + (mtime.ns() as i64 - last) / (info.valid_slots as i64 + 1);
+        info.last_write = SimTime(mean as u64);
         info.valid_slots += 1;
         assert!(info.valid_slots <= self.slots_per_superblock, "{sb} over-full");
     }

@@ -12,6 +12,8 @@ pub trait Mapping {
     fn set(&mut self, lpn: Lpn, ppn: Ppn) -> Option<Ppn>;
     /// Remove the mapping (TRIM), returning the previous physical page.
     fn unset(&mut self, lpn: Lpn) -> Option<Ppn>;
+    /// Hint that `lpn` will be looked up soon (lets GC overlap table misses).
+    fn prefetch(&self, _lpn: Lpn) {}
     /// Bytes the scheme needs in device DRAM, as its entry size dictates.
     fn memory_bytes(&self) -> u64;
 }

@@ -11,6 +11,7 @@ use crate::nand::{Lpn, Ppn, SuperblockId};
 
 pub fn check(ssd: &Ssd) -> Result<(), String> {
     let geo = ssd.geometry();
+    let layout = crate::nand::Layout::new(geo);
     let map = ssd.mapping();
     let mut mapped = 0u64;
     for l in 0..map.logical_pages() {
@@ -30,7 +31,7 @@ pub fn check(ssd: &Ssd) -> Result<(), String> {
     for sb in 0..geo.superblocks() {
         let id = SuperblockId(sb);
         let info = *ssd.pool().info(id);
-        let start = geo.superblock_start(id).0;
+        let start = layout.superblock_start(id).0;
         let mut owned = 0u32;
         let mut programmed = 0u32;
         for p in start..start + sps {

@@ -44,6 +44,10 @@ impl Mapping for PageMapping {
         let old = std::mem::replace(&mut self.table[lpn.0 as usize], UNMAPPED);
         (old != UNMAPPED).then_some(Ppn(old as u64))
     }
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        crate::prefetch::prefetch(&self.table, lpn.0 as usize);
+    }
     fn memory_bytes(&self) -> u64 {
         self.table.len() as u64 * 4
     }

@@ -24,7 +24,7 @@ use super::page_mapping::PageMapping;
 use super::stats::FtlStats;
 use super::victim::{self, VictimPolicy};
 use super::write_buffer::WriteBuffer;
-use crate::nand::{FlashStore, Geometry, Lpn, Ppn, SuperblockId, Timelines, Timing, SLOT_BYTES};
+use crate::nand::{FlashStore, Geometry, Layout, Lpn, Ppn, SuperblockId, Timelines, Timing, SLOT_BYTES};
 use crate::nvme::{Command, Completion, CompletionFlags, Opcode, QueuePair, Status};
 use crate::oracle::Fingerprint;
 use crate::sim::{SimDuration, SimTime};
@@ -52,6 +52,7 @@ impl LogHead {
 
 pub struct Ssd {
     geo: Geometry,
+    layout: Layout,
     timing: Timing,
     config: SsdConfig,
     timelines: Timelines,
@@ -67,6 +68,8 @@ pub struct Ssd {
     stats: FtlStats,
     spu: u32,
     sps: u32,
+    /// Reused list of (old slot, owner, data-ready instant) for one GC victim.
+    gc_scratch: Vec<(Ppn, Lpn, SimTime)>,
 }
 
 impl Ssd {
@@ -87,7 +90,9 @@ impl Ssd {
             victim: victim::by_name(&config.ftl.victim_policy).expect("validated"),
             stats: FtlStats::default(),
             spu: geo.slots_per_unit(),
+            layout: Layout::new(&geo),
             sps: geo.slots_per_superblock(),
+            gc_scratch: Vec::new(),
             geo,
             config,
         })
@@ -160,6 +165,21 @@ impl Ssd {
         }
     }
 
+    /// Two-stage hint for an upcoming write to `lpn`: stage 0 prefetches its
+    /// mapping entry; stage 1 (issued later, when that entry is cached)
+    /// prefetches the reverse-map entry of the slot it will invalidate.
+    #[inline]
+    pub fn prefetch_write(&self, lpn: Lpn, stage: u8) {
+        if lpn.0 >= self.config.logical_pages {
+            return;
+        }
+        if stage == 0 {
+            self.mapping.prefetch(lpn);
+        } else if let Some(old) = self.mapping.get(lpn) {
+            crate::prefetch::prefetch(&self.p2l, old.0 as usize);
+        }
+    }
+
     // ---- read ----------------------------------------------------------
 
     fn read(&mut self, at: SimTime, slba: Lpn, nlb: u32, data: &mut Vec<Option<Fingerprint>>) -> SimTime {
@@ -177,7 +197,7 @@ impl Ssd {
                 self.stats.buffer_read_hits += 1;
                 continue;
             }
-            let unit = self.geo.unit_of(ppn);
+            let unit = self.layout.unit_of(ppn);
             match pending {
                 Some((u, ref mut n)) if u == unit => *n += 1,
                 _ => {
@@ -196,7 +216,7 @@ impl Ssd {
 
     fn read_unit(&mut self, unit: u64, slots: u32, at: SimTime) -> SimTime {
         self.stats.nand_read_units_host += 1;
-        let die = self.geo.die_of(Ppn(unit * self.spu as u64));
+        let die = self.layout.die_of(self.layout.unit_start(unit));
         self.timelines.read(&self.timing, die, at, slots as u64 * SLOT_BYTES)
     }
 
@@ -204,7 +224,7 @@ impl Ssd {
     fn in_filling_unit(&self, ppn: Ppn) -> bool {
         self.heads.iter().any(|h| match h.sb {
             Some(sb) => {
-                let start = self.geo.superblock_start(sb).0;
+                let start = self.layout.superblock_start(sb).0;
                 let unit_start = start + (h.next - h.next % self.spu) as u64;
                 ppn.0 >= unit_start && ppn.0 < start + h.next as u64
             }
@@ -250,14 +270,14 @@ impl Ssd {
             self.invalidate(old, lpn);
         }
         self.p2l[ppn.0 as usize] = lpn.0 as u32;
-        self.pool.add_valid(self.geo.superblock_of(ppn), mtime);
+        self.pool.add_valid(self.layout.superblock_of(ppn), mtime);
         ppn
     }
 
     fn invalidate(&mut self, old: Ppn, lpn: Lpn) {
         let owner = std::mem::replace(&mut self.p2l[old.0 as usize], NO_OWNER);
         assert_eq!(owner, lpn.0 as u32, "{old} owned by lpn {owner}, but mapping said {lpn}");
-        self.pool.remove_valid(self.geo.superblock_of(old));
+        self.pool.remove_valid(self.layout.superblock_of(old));
     }
 
     fn alloc(&mut self, head: usize, ready: SimTime) -> Ppn {
@@ -272,7 +292,7 @@ impl Ssd {
             h.sb = Some(sb);
             h.next = 0;
         }
-        let ppn = Ppn(self.geo.superblock_start(h.sb.expect("opened")).0 + h.next as u64);
+        let ppn = Ppn(self.layout.superblock_start(h.sb.expect("opened")).0 + h.next as u64);
         h.next += 1;
         h.unit_ready = h.unit_ready.max(ready);
         ppn
@@ -290,11 +310,11 @@ impl Ssd {
         let h = &mut self.heads[head];
         let sb = h.sb.expect("programming a unit of an unopened head");
         assert!(h.next % self.spu == 0 && h.next > 0, "unit not complete");
-        let first = Ppn(self.geo.superblock_start(sb).0 + (h.next - self.spu) as u64);
+        let first = Ppn(self.layout.superblock_start(sb).0 + (h.next - self.spu) as u64);
         let ready = h.unit_ready;
         let buffered = std::mem::take(&mut h.buffered_slots);
         h.unit_ready = SimTime::ZERO;
-        let die = self.geo.die_of(first);
+        let die = self.layout.die_of(first);
         let done = self.timelines.program(&self.timing, die, ready, self.spu as u64 * SLOT_BYTES);
         self.stats.nand_program_units += 1;
         if buffered > 0 {
@@ -310,7 +330,7 @@ impl Ssd {
         if h.next % self.spu == 0 {
             return None;
         }
-        let start = self.geo.superblock_start(sb).0;
+        let start = self.layout.superblock_start(sb).0;
         while self.heads[head].next % self.spu != 0 {
             let n = self.heads[head].next;
             self.store.program_padding(Ppn(start + n as u64));
@@ -369,34 +389,48 @@ impl Ssd {
         );
         let gc_head = self.heads.len() - 1;
         let victim_mtime = self.pool.info(victim).last_write;
-        let start = self.geo.superblock_start(victim).0;
+        let start = self.layout.superblock_start(victim).0;
         let mut copies_done = now;
-        let units = self.geo.units_per_superblock();
-        for unit in 0..units {
+        // Pass 1 (sequential over the victim): reserve the page reads and list
+        // the live slots with the instant their data is in the controller.
+        let mut live = std::mem::take(&mut self.gc_scratch);
+        live.clear();
+        for unit in 0..self.geo.units_per_superblock() {
             let first = start + unit as u64 * self.spu as u64;
-            let live = (0..self.spu as u64).filter(|&s| self.p2l[(first + s) as usize] != NO_OWNER).count() as u64;
-            if live == 0 {
-                continue;
+            let count = live.len();
+            for s in first..first + self.spu as u64 {
+                let owner = self.p2l[s as usize];
+                if owner != NO_OWNER {
+                    live.push((Ppn(s), Lpn(owner as u64), SimTime::ZERO));
+                }
             }
-            let die = self.geo.die_of(Ppn(first));
-            let read_done = self.timelines.read(&self.timing, die, now, live * SLOT_BYTES);
-            self.stats.nand_read_units_gc += 1;
-            for s in 0..self.spu as u64 {
-                let old = Ppn(first + s);
-                let owner = self.p2l[old.0 as usize];
-                if owner == NO_OWNER {
-                    continue;
+            let n = (live.len() - count) as u64;
+            if n > 0 {
+                let die = self.layout.die_of(Ppn(first));
+                let read_done = self.timelines.read(&self.timing, die, now, n * SLOT_BYTES);
+                self.stats.nand_read_units_gc += 1;
+                for e in &mut live[count..] {
+                    e.2 = read_done;
                 }
-                let lpn = Lpn(owner as u64);
-                let fp = self.store.read(old).expect("valid slot holds data");
-                let new = self.place(gc_head, lpn, fp, read_done, victim_mtime);
-                self.stats.gc_write_slots += 1;
-                if self.heads[gc_head].next % self.spu == 0 {
-                    copies_done = copies_done.max(self.program_unit(gc_head));
-                }
-                debug_assert_eq!(self.mapping.get(lpn), Some(new));
             }
         }
+        // Pass 2: copy to the GC head. Mapping entries are random accesses;
+        // prefetching a few ahead overlaps their cache misses.
+        const PREFETCH_AHEAD: usize = 16;
+        for i in 0..live.len() {
+            if let Some(&(_, ahead, _)) = live.get(i + PREFETCH_AHEAD) {
+                self.mapping.prefetch(ahead);
+            }
+            let (old, lpn, read_done) = live[i];
+            let fp = self.store.read(old).expect("valid slot holds data");
+            let new = self.place(gc_head, lpn, fp, read_done, victim_mtime);
+            self.stats.gc_write_slots += 1;
+            if self.heads[gc_head].next % self.spu == 0 {
+                copies_done = copies_done.max(self.program_unit(gc_head));
+            }
+            debug_assert_eq!(self.mapping.get(lpn), Some(new));
+        }
+        self.gc_scratch = live;
         if let Some(t) = self.pad_and_program(gc_head) {
             copies_done = copies_done.max(t);
         }

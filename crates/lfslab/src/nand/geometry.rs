@@ -4,12 +4,8 @@
 //! is one page on every plane of one die (multi-plane program). The FTL
 //! addresses 4 KiB *slots* inside pages.
 //!
-//! Striping (D2FS §2.1, "superpage and superblock are a group of flash pages
-//! and blocks across different ways and channels"): consecutive program units
-//! of a superblock go to consecutive dies, and die `d` sits on channel
-//! `d % channels`, so a sequential stream keeps every channel busy.
+//! Address arithmetic (striping) lives in `layout.rs`.
 
-use super::address::{DieId, Ppn, SuperblockId};
 use serde::Serialize;
 
 /// Size of one logical block / mapping unit: 4 KiB.
@@ -112,29 +108,6 @@ impl Geometry {
     pub fn total_bytes(&self) -> u64 {
         self.total_slots() * SLOT_BYTES
     }
-    pub fn channel_of(&self, die: DieId) -> u32 {
-        die.0 % self.channels
-    }
-
-    /// First slot of superblock `sb`.
-    pub fn superblock_start(&self, sb: SuperblockId) -> Ppn {
-        Ppn(sb.0 as u64 * self.slots_per_superblock() as u64)
-    }
-    pub fn superblock_of(&self, ppn: Ppn) -> SuperblockId {
-        SuperblockId((ppn.0 / self.slots_per_superblock() as u64) as u32)
-    }
-    /// Program unit index inside its superblock (row-major: page row, then die).
-    pub fn unit_in_superblock(&self, ppn: Ppn) -> u32 {
-        ((ppn.0 % self.slots_per_superblock() as u64) / self.slots_per_unit() as u64) as u32
-    }
-    pub fn die_of(&self, ppn: Ppn) -> DieId {
-        DieId(self.unit_in_superblock(ppn) % self.dies())
-    }
-    /// Global program-unit number (unique over the device); a unit is one
-    /// die's multi-plane page and is what a program or page read touches.
-    pub fn unit_of(&self, ppn: Ppn) -> u64 {
-        ppn.0 / self.slots_per_unit() as u64
-    }
 }
 
 #[cfg(test)]
@@ -161,19 +134,6 @@ mod tests {
         assert_eq!(g.slots_per_superblock(), 4 * 4 * 4);
         assert_eq!(g.total_slots(), 64 * 8);
         assert_eq!(g.superblock_bytes(), 64 * 4096);
-    }
-
-    #[test]
-    fn striping_rotates_dies_and_channels() {
-        let g = small();
-        // Slots 0..4 on die 0, 4..8 on die 1, ... 16..20 back on die 0 (next page row).
-        assert_eq!(g.die_of(Ppn(0)), DieId(0));
-        assert_eq!(g.die_of(Ppn(5)), DieId(1));
-        assert_eq!(g.die_of(Ppn(16)), DieId(0));
-        assert_eq!(g.channel_of(DieId(1)), 1);
-        assert_eq!(g.channel_of(DieId(2)), 0);
-        assert_eq!(g.superblock_of(Ppn(64)), SuperblockId(1));
-        assert_eq!(g.superblock_start(SuperblockId(2)), Ppn(128));
     }
 
     #[test]

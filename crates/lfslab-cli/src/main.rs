@@ -1,0 +1,203 @@
+//! The `lfslab` command line: run scenarios, print built-in ones, and
+//! benchmark the simulator itself. Exit codes: 0 success, 1 a run failed
+//! (limit reached, invariant broken, data mismatch), 2 bad input.
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use lfslab::engine::{self, Run};
+use lfslab::scenario::{builtin, Scenario, BUILTIN_NAMES};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "lfslab", version, about = "Deterministic simulator of log-structured filesystems on flash SSDs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario (a TOML file, or a built-in name; default: "default").
+    Run {
+        scenario: Option<String>,
+        /// Root seed; replaces the scenario's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override a scenario field, e.g. --set ftl.gc_policy=cost-benefit --set job.0.iodepth=8
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Write the JSON report here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write the throughput time series as CSV here.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// Do not print the resolved scenario before the results.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Print a built-in scenario (or list them).
+    Scenario { name: Option<String> },
+    /// Measure simulator speed: simulated 4 KiB writes per wall-clock second
+    /// and peak memory, on the built-in "bench" scenario (32 GiB, GC active).
+    Bench {
+        /// Override the device size in GiB.
+        #[arg(long)]
+        capacity_gib: Option<f64>,
+        /// Override the measured random-write volume in GiB.
+        #[arg(long)]
+        io_gib: Option<f64>,
+    },
+}
+
+fn load(name: Option<&str>, set: &[String], seed: Option<u64>) -> Result<Scenario, String> {
+    let name = name.unwrap_or("default");
+    let text = if Path::new(name).is_file() {
+        std::fs::read_to_string(name).map_err(|e| format!("cannot read scenario {name}: {e}"))?
+    } else if let Some(t) = builtin(name) {
+        t.to_string()
+    } else {
+        return Err(format!(
+            "scenario {name:?} is neither a readable file nor a built-in (built-ins: {})",
+            BUILTIN_NAMES.join(", ")
+        ));
+    };
+    let s = Scenario::from_toml_str_with(&text, set).map_err(|e| format!("{name}: {e}"))?;
+    Ok(match seed {
+        Some(seed) => s.with_seed(seed),
+        None => s,
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run { scenario, seed, set, json, csv, quiet } => {
+            let s = match load(scenario.as_deref(), &set, seed) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            if !quiet {
+                println!("# lfslab {} | seed {} | resolved scenario:", env!("CARGO_PKG_VERSION"), s.seed);
+                println!("{}", s.to_toml());
+            }
+            match run_and_write(s, json.as_deref(), csv.as_deref()) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::from(1),
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Command::Scenario { name } => match name {
+            None => {
+                for n in BUILTIN_NAMES {
+                    println!("{n}");
+                }
+                ExitCode::SUCCESS
+            }
+            Some(n) => match builtin(&n) {
+                Some(t) => {
+                    print!("{t}");
+                    ExitCode::SUCCESS
+                }
+                None => {
+                    eprintln!("error: unknown built-in scenario {n:?}; valid: {}", BUILTIN_NAMES.join(", "));
+                    ExitCode::from(2)
+                }
+            },
+        },
+        Command::Bench { capacity_gib, io_gib } => {
+            let mut set = Vec::new();
+            if let Some(c) = capacity_gib {
+                set.push(format!("device.capacity_gib={c}"));
+            }
+            if let Some(g) = io_gib {
+                set.push(format!("job.0.io_size=\"{}k\"", (g * 1024.0 * 1024.0).round() as u64 / 4 * 4));
+            }
+            match load(Some("bench"), &set, None) {
+                Ok(s) => match bench(s) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("error: {e:#}");
+                        ExitCode::from(1)
+                    }
+                },
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}
+
+/// Returns Ok(false) when the run finished but the data oracle found mismatches.
+fn run_and_write(s: Scenario, json: Option<&Path>, csv: Option<&Path>) -> anyhow::Result<bool> {
+    let report = engine::run(s)?;
+    print!("{}", report.to_text());
+    if let Some(p) = json {
+        std::fs::write(p, report.to_json()).with_context(|| format!("cannot write JSON report to {}", p.display()))?;
+    }
+    if let Some(p) = csv {
+        std::fs::write(p, report.timeseries_csv())
+            .with_context(|| format!("cannot write time-series CSV to {}", p.display()))?;
+    }
+    if report.oracle.mismatches_count > 0 {
+        eprintln!("error: {} reads returned data other than the last write", report.oracle.mismatches_count);
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+fn bench(s: Scenario) -> anyhow::Result<()> {
+    let cap = s.ssd.logical_pages * 4096;
+    println!("bench: {} | {:.1} GiB exported | seed {}", s.name, cap as f64 / (1u64 << 30) as f64, s.seed);
+    let t0 = Instant::now();
+    let mut run = Run::new(s);
+    let build = t0.elapsed();
+    let t1 = Instant::now();
+    let before = run.ssd().stats();
+    run.precondition();
+    let pre = t1.elapsed();
+    let pre_stats = run.ssd().stats().since(&before);
+    let t2 = Instant::now();
+    run.measure()?;
+    let meas = t2.elapsed();
+    let report = run.report()?;
+    let w = report.ftl.counters.host_write_slots;
+    println!("setup           {:>8.2} s wall", build.as_secs_f64());
+    println!(
+        "precondition    {:>8.2} s wall  {:>12} 4 KiB writes  {:>6.2} M/s  (GC victims {})",
+        pre.as_secs_f64(),
+        pre_stats.host_write_slots,
+        pre_stats.host_write_slots as f64 / pre.as_secs_f64() / 1e6,
+        pre_stats.gc_count
+    );
+    println!(
+        "randwrite (GC)  {:>8.2} s wall  {:>12} 4 KiB writes  {:>6.2} M/s  (GC victims {}, WAF {:.2}, {} events)",
+        meas.as_secs_f64(),
+        w,
+        w as f64 / meas.as_secs_f64() / 1e6,
+        report.ftl.counters.gc_count,
+        report.ftl.waf,
+        report.sim.events
+    );
+    if let Some(rss) = peak_rss_bytes() {
+        println!("peak RSS        {:>8.1} MiB", rss as f64 / (1u64 << 20) as f64);
+    }
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! The run report: one serialisable structure (JSON sink) and a text table
+//! sink. Per-job read/write sections follow fio's JSON layout
+//! (io_bytes, bw_bytes, iops, runtime, clat_ns with percentiles) so fio
+//! tooling can read them; lfslab's own fields sit beside them.
+
+use super::latency::LatencySummary;
+use super::timeseries::Bucket;
+use crate::ftl::FtlStats;
+use crate::oracle::OracleStats;
+use crate::workload::PreconditionSummary;
+use serde::Serialize;
+use std::fmt::Write;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunReport {
+    pub lfslab_version: String,
+    pub scenario: String,
+    pub seed: u64,
+    pub device: DeviceReport,
+    pub precondition: PreconditionSummary,
+    pub jobs: Vec<JobReport>,
+    pub ftl: FtlReport,
+    pub oracle: OracleStats,
+    pub sim: SimReport,
+    pub timeseries: Vec<Bucket>,
+    /// Where the model simplifies the hardware or papers; printed with results.
+    pub simplifications: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeviceReport {
+    pub preset: String,
+    pub logical_bytes: u64,
+    pub physical_bytes: u64,
+    pub op: f64,
+    pub channels: u32,
+    pub dies: u32,
+    pub page_bytes: u32,
+    pub superblocks: u32,
+    pub superblock_bytes: u64,
+    pub mapping: String,
+    pub mapping_memory_bytes: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DirReport {
+    pub io_bytes: u64,
+    pub bw_bytes: u64,
+    pub iops: f64,
+    /// Milliseconds, as fio reports.
+    pub runtime: u64,
+    pub total_ios: u64,
+    pub clat_ns: LatencySummary,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JobReport {
+    pub jobname: String,
+    pub read: DirReport,
+    pub write: DirReport,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FtlReport {
+    pub gc_policy: String,
+    /// Counters of the measured phase only.
+    pub counters: FtlStats,
+    /// NAND writes / host writes during the measured phase.
+    pub waf: f64,
+    pub gc_busy_s: f64,
+    pub free_superblocks_end: u64,
+    pub erase_count_min: u32,
+    pub erase_count_max: u32,
+    pub erase_count_mean: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SimReport {
+    pub measured_sim_time_s: f64,
+    pub events: u64,
+    pub invariants_checked: bool,
+}
+
+fn fmt_bytes(b: f64) -> String {
+    if b >= (1u64 << 30) as f64 {
+        format!("{:.2} GiB", b / (1u64 << 30) as f64)
+    } else if b >= (1u64 << 20) as f64 {
+        format!("{:.1} MiB", b / (1u64 << 20) as f64)
+    } else {
+        format!("{:.1} KiB", b / 1024.0)
+    }
+}
+
+fn us(ns: u64) -> String {
+    format!("{:.1}", ns as f64 / 1000.0)
+}
+
+impl RunReport {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("report serialises")
+    }
+
+    /// Human-readable summary table.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let d = &self.device;
+        let _ = writeln!(
+            s,
+            "device   {} | {} exported, {} flash (OP {:.1}%) | {} ch, {} dies, {} KiB pages, {} superblocks of {} | {} mapping {}",
+            d.preset,
+            fmt_bytes(d.logical_bytes as f64),
+            fmt_bytes(d.physical_bytes as f64),
+            d.op * 100.0,
+            d.channels,
+            d.dies,
+            d.page_bytes / 1024,
+            d.superblocks,
+            fmt_bytes(d.superblock_bytes as f64),
+            d.mapping,
+            fmt_bytes(d.mapping_memory_bytes as f64),
+        );
+        let _ = writeln!(
+            s,
+            "precond  {} written in {:.2}s simulated",
+            fmt_bytes((self.precondition.blocks_written * 4096) as f64),
+            self.precondition.sim_time_s
+        );
+        let _ = writeln!(
+            s,
+            "\n{:<16} {:<5} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}",
+            "job", "dir", "IOPS", "MB/s", "mean us", "p50 us", "p99 us", "p99.9 us", "p99.99 us", "max us"
+        );
+        for j in &self.jobs {
+            for (dir, r) in [("read", &j.read), ("write", &j.write)] {
+                if r.total_ios == 0 {
+                    continue;
+                }
+                let c = &r.clat_ns;
+                let _ = writeln!(
+                    s,
+                    "{:<16} {:<5} {:>10.0} {:>10.1} {:>9.1} {:>9} {:>9} {:>9} {:>10} {:>10}",
+                    j.jobname,
+                    dir,
+                    r.iops,
+                    r.bw_bytes as f64 / 1e6,
+                    c.mean / 1000.0,
+                    us(c.at(50.0)),
+                    us(c.at(99.0)),
+                    us(c.at(99.9)),
+                    us(c.at(99.99)),
+                    us(c.max),
+                );
+            }
+        }
+        let f = &self.ftl;
+        let c = &f.counters;
+        let _ = writeln!(
+            s,
+            "\nftl      WAF {:.3} | host {} NAND {} (GC copies {}, padding {}) | GC {} victims ({}), busy {:.3}s",
+            f.waf,
+            fmt_bytes((c.host_write_slots * 4096) as f64),
+            fmt_bytes((c.nand_write_slots() * 4096) as f64),
+            fmt_bytes((c.gc_write_slots * 4096) as f64),
+            fmt_bytes((c.padding_slots * 4096) as f64),
+            c.gc_count,
+            f.gc_policy,
+            f.gc_busy_s,
+        );
+        let _ = writeln!(
+            s,
+            "wear     erase count min {} max {} mean {:.2} | free superblocks at end {} | buffer-full waits {}",
+            f.erase_count_min, f.erase_count_max, f.erase_count_mean, f.free_superblocks_end, c.buffer_full_waits
+        );
+        let o = &self.oracle;
+        let _ = writeln!(
+            s,
+            "oracle   {} blocks checked, {} mismatches{} | {:.3}s simulated, {} events",
+            o.blocks_checked_count,
+            o.mismatches_count,
+            if self.sim.invariants_checked { ", FTL invariants checked" } else { "" },
+            self.sim.measured_sim_time_s,
+            self.sim.events
+        );
+        for note in &self.simplifications {
+            let _ = writeln!(s, "note     {note}");
+        }
+        s
+    }
+
+    /// Time series as CSV (one row per bucket).
+    pub fn timeseries_csv(&self) -> String {
+        let mut s = String::from("t_s,read_mbps,write_mbps,iops,nand_write_mbps,gc_count\n");
+        let width = if self.timeseries.len() > 1 { self.timeseries[1].t_s - self.timeseries[0].t_s } else { 1.0 };
+        for b in &self.timeseries {
+            let _ = writeln!(
+                s,
+                "{:.3},{:.3},{:.3},{:.1},{:.3},{}",
+                b.t_s,
+                b.read_bytes as f64 / width / 1e6,
+                b.write_bytes as f64 / width / 1e6,
+                b.ios as f64 / width,
+                (b.nand_write_slots * 4096) as f64 / width / 1e6,
+                b.gc_count
+            );
+        }
+        s
+    }
+}

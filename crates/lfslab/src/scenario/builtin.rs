@@ -1,0 +1,14 @@
+//! Built-in scenarios, shipped as TOML in the repository's `scenarios/`
+//! folder and embedded here so `lfslab run` works without files.
+
+pub const BUILTIN_NAMES: [&str; 3] = ["default", "bench", "femu-hotcold"];
+
+/// The TOML text of a built-in scenario.
+pub fn builtin(name: &str) -> Option<&'static str> {
+    match name {
+        "default" => Some(include_str!("../../../../scenarios/default.toml")),
+        "bench" => Some(include_str!("../../../../scenarios/bench.toml")),
+        "femu-hotcold" => Some(include_str!("../../../../scenarios/femu-hotcold.toml")),
+        _ => None,
+    }
+}

@@ -1,0 +1,198 @@
+//! The scenario TOML schema. Every field is optional and documented with its
+//! default and unit; unknown fields are rejected by name. A resolved scenario
+//! is the same structure with every field filled in, so printing it shows
+//! every knob and saving it lets a run be repeated exactly.
+
+use serde::{Deserialize, Serialize};
+
+/// A size: bytes as an integer, or a string with a k/m/g/t suffix ("4k"),
+/// or a percentage of the device ("100%") where the field allows it.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum SizeValue {
+    Bytes(u64),
+    Text(String),
+}
+
+/// A duration: seconds as a number, or a string with a unit ("500ms", "10s", "2m").
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum DurationValue {
+    Seconds(f64),
+    Text(String),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Scenario name, used in reports.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Root seed of the run (default 1). `--seed` overrides it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub device: DeviceSection,
+    #[serde(default)]
+    pub ftl: FtlSection,
+    #[serde(default)]
+    pub host: HostSection,
+    #[serde(default)]
+    pub precondition: PreconditionSection,
+    #[serde(default, rename = "job", skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<JobSection>,
+    #[serde(default)]
+    pub limits: LimitsSection,
+    #[serde(default)]
+    pub output: OutputSection,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceSection {
+    /// "970pro" (default) or "femu".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// Exported (logical) capacity in GiB; default 8.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity_gib: Option<f64>,
+    /// Overprovisioning, spare / exported capacity; default the preset's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub op: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channels: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chips_per_channel: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dies_per_chip: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub planes_per_die: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages_per_block: Option<u32>,
+    /// Flash page size in KiB (multiple of 4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_kib: Option<u32>,
+    /// Blocks per plane (= superblocks). Derived from capacity and op if absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocks_per_plane: Option<u32>,
+    /// Page read tR in microseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_us: Option<f64>,
+    /// Page program tPROG in microseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program_us: Option<f64>,
+    /// Block erase tBERS in microseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub erase_us: Option<f64>,
+    /// NAND channel bandwidth in MB/s (0 = free).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channel_mbps: Option<u64>,
+    /// Host link bandwidth in MB/s (0 = free).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcie_mbps: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlSection {
+    /// Mapping scheme: "page" (default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<String>,
+    /// GC victim policy: "greedy" (default) or "cost-benefit".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_policy: Option<String>,
+    /// GC runs while fewer superblocks than this are free (default 2, as
+    /// NVMeVirt's conventional FTL).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_threshold_superblocks: Option<u32>,
+    /// Write buffer in KiB (default: two program units per die).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_buffer_kib: Option<u64>,
+    /// Host log heads selected by stream id (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSection {
+    /// CPU time to submit one I/O, in ns (default 2000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submit_ns: Option<u64>,
+    /// CPU time to reap one completion, in ns (default 2000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub complete_ns: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionSection {
+    /// Fraction of the capacity written sequentially first (0..=1, default 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fill: Option<f64>,
+    /// Random 4 KiB overwrites of the filled range, in multiples of it (default 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub random_overwrite: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobSection {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// fio rw: read, write, randread, randwrite, rw/readwrite, randrw (default randwrite).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rw: Option<String>,
+    /// Block size, multiple of 4 KiB (default 4k).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bs: Option<SizeValue>,
+    /// Outstanding I/Os per job (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iodepth: Option<u32>,
+    /// Identical clones of the job, each its own thread (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numjobs: Option<u32>,
+    /// Start of the region (default 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<SizeValue>,
+    /// Region size, bytes or "N%" of the device (default "100%").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<SizeValue>,
+    /// Stop after this much simulated time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<DurationValue>,
+    /// Stop after this many bytes per clone (default: size, unless runtime is set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io_size: Option<SizeValue>,
+    /// Read percentage for rw/randrw (default 50).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rwmixread: Option<u32>,
+    /// fio random_distribution: random, zipf:T, pareto:H, zoned:A/R:... (default random).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub random_distribution: Option<String>,
+    /// NVMe stream id for writes (default 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<u8>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSection {
+    /// Cap on simulated time, seconds (default 86400).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_sim_time_s: Option<f64>,
+    /// Cap on scheduler events (default 1e10).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_events: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSection {
+    /// Width of throughput time-series buckets in ms (default 100).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeseries_interval_ms: Option<f64>,
+    /// Run the full mapping consistency check at the end (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check_invariants: Option<bool>,
+}

@@ -1,0 +1,348 @@
+//! Scenarios: the TOML schema (`file`), its validation into a runnable
+//! configuration with documented defaults, and the built-in scenarios.
+
+mod builtin;
+mod error;
+mod file;
+mod overrides;
+
+pub use builtin::{builtin, BUILTIN_NAMES};
+pub use error::ScenarioError;
+pub use file::*;
+
+use crate::ftl::{FtlConfig, SsdConfig};
+use crate::nand::{blocks_for_capacity, Preset, SLOT_BYTES};
+use crate::sim::{Limits, SimDuration};
+use crate::workload::{parse_size, AccessDistribution, HostCosts, JobSpec, Precondition, RwMode};
+
+/// A validated scenario, ready to run.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The scenario with every default filled in (what `to_toml` prints).
+    pub resolved: ScenarioFile,
+    pub name: String,
+    pub seed: u64,
+    pub preset: Preset,
+    pub ssd: SsdConfig,
+    pub precondition: Precondition,
+    pub host: HostCosts,
+    pub jobs: Vec<JobSpec>,
+    pub limits: Limits,
+    pub series_interval: SimDuration,
+    pub check_invariants: bool,
+}
+
+const GIB: f64 = (1u64 << 30) as f64;
+
+fn finite_in(field: &str, v: f64, lo: f64, hi: f64) -> Result<f64, ScenarioError> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(v)
+    } else {
+        Err(ScenarioError::invalid(field, v, format!("must be between {lo} and {hi}")))
+    }
+}
+
+fn us_to_ns(field: &str, v: f64) -> Result<u64, ScenarioError> {
+    Ok((finite_in(field, v, 0.0, 1e9)? * 1000.0).round() as u64)
+}
+
+/// Parse "10s", "500ms", "2m", "100us", "1h" or a bare number of seconds.
+pub fn parse_duration(field: &str, v: &DurationValue) -> Result<SimDuration, ScenarioError> {
+    let secs = match v {
+        DurationValue::Seconds(s) => *s,
+        DurationValue::Text(t) => {
+            let t = t.trim();
+            let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+            let (num, unit) = t.split_at(split);
+            let n: f64 = num
+                .trim()
+                .parse()
+                .map_err(|_| ScenarioError::invalid(field, format!("{t:?}"), "not a duration (e.g. \"10s\", \"500ms\")"))?;
+            let mult = match unit {
+                "" | "s" => 1.0,
+                "ms" => 1e-3,
+                "us" => 1e-6,
+                "ns" => 1e-9,
+                "m" => 60.0,
+                "h" => 3600.0,
+                _ => {
+                    return Err(ScenarioError::invalid(field, format!("{t:?}"), "unknown unit; use ns, us, ms, s, m or h"))
+                }
+            };
+            n * mult
+        }
+    };
+    if !(secs.is_finite() && secs > 0.0 && secs <= 1e7) {
+        return Err(ScenarioError::invalid(field, format!("{v:?}"), "must be a positive duration"));
+    }
+    Ok(SimDuration::from_secs_f64(secs))
+}
+
+fn size_bytes(field: &str, v: &SizeValue, device_bytes: Option<u64>) -> Result<u64, ScenarioError> {
+    match v {
+        SizeValue::Bytes(b) => Ok(*b),
+        SizeValue::Text(t) => {
+            if let Some(p) = t.trim().strip_suffix('%') {
+                let dev = device_bytes
+                    .ok_or_else(|| ScenarioError::invalid(field, format!("{t:?}"), "a percentage is not allowed here"))?;
+                let pct: f64 = p
+                    .trim()
+                    .parse()
+                    .map_err(|_| ScenarioError::invalid(field, format!("{t:?}"), "not a percentage"))?;
+                if !(pct > 0.0 && pct <= 100.0) {
+                    return Err(ScenarioError::invalid(field, format!("{t:?}"), "percentage must be in (0, 100]"));
+                }
+                Ok(((dev as f64 * pct / 100.0) as u64 / SLOT_BYTES) * SLOT_BYTES)
+            } else {
+                parse_size(t).map_err(|e| ScenarioError::invalid(field, format!("{t:?}"), e))
+            }
+        }
+    }
+}
+
+fn blocks_of(field: &str, v: &SizeValue, bytes: u64) -> Result<u64, ScenarioError> {
+    if bytes % SLOT_BYTES != 0 {
+        return Err(ScenarioError::invalid(field, show(v), "must be a multiple of 4 KiB (the logical block size)"));
+    }
+    Ok(bytes / SLOT_BYTES)
+}
+
+fn show(v: &SizeValue) -> String {
+    match v {
+        SizeValue::Bytes(b) => b.to_string(),
+        SizeValue::Text(t) => format!("{t:?}"),
+    }
+}
+
+impl Scenario {
+    /// Parse `text` after applying `--set key=value` overrides.
+    pub fn from_toml_str_with(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+        Scenario::from_toml_str(&overrides::apply(text, overrides)?)
+    }
+
+    pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
+        let file: ScenarioFile = toml::from_str(text).map_err(|e| ScenarioError::Parse(e.to_string()))?;
+        Scenario::from_file(file)
+    }
+
+    /// Replace the seed (the CLI's `--seed`).
+    pub fn with_seed(mut self, seed: u64) -> Scenario {
+        self.seed = seed;
+        self.resolved.seed = Some(seed);
+        self
+    }
+
+    /// The resolved scenario as TOML: every knob, ready to be re-run.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(&self.resolved).expect("resolved scenario serialises")
+    }
+
+    pub fn from_file(f: ScenarioFile) -> Result<Scenario, ScenarioError> {
+        let mut r = f.clone();
+        // ---- device
+        let d = &mut r.device;
+        let preset_name = d.preset.get_or_insert_with(|| "970pro".into()).clone();
+        let preset = Preset::parse(&preset_name).ok_or_else(|| {
+            ScenarioError::invalid("device.preset", format!("{preset_name:?}"), format!("unknown preset; valid: {}", Preset::NAMES.join(", ")))
+        })?;
+        let mut geo = preset.geometry();
+        let mut timing = preset.timing();
+        let op = finite_in("device.op", *d.op.get_or_insert(preset.op()), 0.0001, 10.0)?;
+        geo.channels = *d.channels.get_or_insert(geo.channels);
+        geo.chips_per_channel = *d.chips_per_channel.get_or_insert(geo.chips_per_channel);
+        geo.dies_per_chip = *d.dies_per_chip.get_or_insert(geo.dies_per_chip);
+        geo.planes_per_die = *d.planes_per_die.get_or_insert(geo.planes_per_die);
+        geo.pages_per_block = *d.pages_per_block.get_or_insert(geo.pages_per_block);
+        let page_kib = *d.page_kib.get_or_insert(geo.page_bytes / 1024);
+        if page_kib == 0 || page_kib % 4 != 0 || page_kib > 1024 {
+            return Err(ScenarioError::invalid("device.page_kib", page_kib, "must be a multiple of 4 between 4 and 1024"));
+        }
+        geo.page_bytes = page_kib * 1024;
+        for (field, v) in [
+            ("device.channels", geo.channels),
+            ("device.chips_per_channel", geo.chips_per_channel),
+            ("device.dies_per_chip", geo.dies_per_chip),
+            ("device.planes_per_die", geo.planes_per_die),
+            ("device.pages_per_block", geo.pages_per_block),
+        ] {
+            if v == 0 || v > 65_536 {
+                return Err(ScenarioError::invalid(field, v, "must be between 1 and 65536"));
+            }
+        }
+        let capacity_gib = finite_in("device.capacity_gib", *d.capacity_gib.get_or_insert(8.0), 1.0 / 1024.0, 16_384.0)?;
+        let logical_pages = (capacity_gib * GIB / SLOT_BYTES as f64).floor() as u64;
+        geo.blocks_per_plane = match d.blocks_per_plane {
+            Some(b) => b,
+            None => blocks_for_capacity(&geo, logical_pages * SLOT_BYTES, op),
+        };
+        d.blocks_per_plane = Some(geo.blocks_per_plane);
+        timing.read_ns = us_to_ns("device.read_us", *d.read_us.get_or_insert(timing.read_ns as f64 / 1000.0))?;
+        timing.program_ns = us_to_ns("device.program_us", *d.program_us.get_or_insert(timing.program_ns as f64 / 1000.0))?;
+        timing.erase_ns = us_to_ns("device.erase_us", *d.erase_us.get_or_insert(timing.erase_ns as f64 / 1000.0))?;
+        timing.channel_mbps = *d.channel_mbps.get_or_insert(timing.channel_mbps);
+        timing.pcie_mbps = *d.pcie_mbps.get_or_insert(timing.pcie_mbps);
+        geo.validate().map_err(|e| ScenarioError::invalid(e.field, e.value, e.reason))?;
+        if logical_pages > geo.total_slots() {
+            return Err(ScenarioError::invalid(
+                "device.capacity_gib",
+                capacity_gib,
+                format!("exceeds the physical flash ({} GiB) of device.blocks_per_plane = {}", geo.total_bytes() as f64 / GIB, geo.blocks_per_plane),
+            ));
+        }
+
+        // ---- ftl
+        let t = &mut r.ftl;
+        let default_buffer_kib = 2 * geo.dies() as u64 * geo.slots_per_unit() as u64 * 4;
+        let buffer_kib = *t.write_buffer_kib.get_or_insert(default_buffer_kib);
+        if buffer_kib % 4 != 0 || buffer_kib > (1 << 24) {
+            return Err(ScenarioError::invalid("ftl.write_buffer_kib", buffer_kib, "must be a multiple of 4 KiB, at most 16 GiB"));
+        }
+        let ftl = FtlConfig {
+            mapping: t.mapping.get_or_insert_with(|| "page".into()).clone(),
+            victim_policy: t.gc_policy.get_or_insert_with(|| "greedy".into()).clone(),
+            gc_threshold_superblocks: *t.gc_threshold_superblocks.get_or_insert(2),
+            write_buffer_slots: (buffer_kib / 4) as u32,
+            streams: *t.streams.get_or_insert(1),
+        };
+        let ssd = SsdConfig { geometry: geo, timing, logical_pages, ftl };
+        ssd.validate().map_err(|e| {
+            if e.field == "device.op" {
+                // Name the value the user wrote, and what rounding made of it.
+                ScenarioError::invalid(e.field, format!("{op} (effective {})", e.value), e.reason)
+            } else {
+                ScenarioError::invalid(e.field, e.value, e.reason)
+            }
+        })?;
+
+        // ---- host, precondition
+        let host = HostCosts {
+            submit_ns: *r.host.submit_ns.get_or_insert(HostCosts::default().submit_ns),
+            complete_ns: *r.host.complete_ns.get_or_insert(HostCosts::default().complete_ns),
+        };
+        let precondition = Precondition {
+            fill: finite_in("precondition.fill", *r.precondition.fill.get_or_insert(0.0), 0.0, 1.0)?,
+            random_overwrite: finite_in(
+                "precondition.random_overwrite",
+                *r.precondition.random_overwrite.get_or_insert(0.0),
+                0.0,
+                100.0,
+            )?,
+        };
+
+        // ---- jobs
+        if r.jobs.is_empty() {
+            return Err(ScenarioError::invalid("job", "[]", "at least one [[job]] table is required"));
+        }
+        let device_bytes = logical_pages * SLOT_BYTES;
+        let mut jobs = Vec::new();
+        for (i, j) in r.jobs.iter_mut().enumerate() {
+            jobs.push(resolve_job(i, j, device_bytes)?);
+        }
+
+        // ---- limits, output
+        let max_sim = finite_in("limits.max_sim_time_s", *r.limits.max_sim_time_s.get_or_insert(86_400.0), 1e-6, 1e9)?;
+        let max_events = *r.limits.max_events.get_or_insert(Limits::default().max_events);
+        if max_events == 0 {
+            return Err(ScenarioError::invalid("limits.max_events", 0, "must be positive"));
+        }
+        let interval_ms =
+            finite_in("output.timeseries_interval_ms", *r.output.timeseries_interval_ms.get_or_insert(100.0), 0.001, 3.6e6)?;
+        let check_invariants = *r.output.check_invariants.get_or_insert(true);
+        let seed = *r.seed.get_or_insert(1);
+        let name = r.name.get_or_insert_with(|| "unnamed".into()).clone();
+        Ok(Scenario {
+            resolved: r,
+            name,
+            seed,
+            preset,
+            ssd,
+            precondition,
+            host,
+            jobs,
+            limits: Limits { max_sim_time: SimDuration::from_secs_f64(max_sim), max_events },
+            series_interval: SimDuration::from_secs_f64(interval_ms / 1000.0),
+            check_invariants,
+        })
+    }
+}
+
+fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64) -> Result<JobSpec, ScenarioError> {
+    let f = |name: &str| format!("job[{i}].{name}");
+    let name = j.name.get_or_insert_with(|| format!("job{i}")).clone();
+    let rw_text = j.rw.get_or_insert_with(|| "randwrite".into()).clone();
+    let rw = RwMode::parse(&rw_text).ok_or_else(|| {
+        ScenarioError::invalid(f("rw"), format!("{rw_text:?}"), format!("unknown rw; valid: {}", RwMode::NAMES.join(", ")))
+    })?;
+    let bs_v = j.bs.get_or_insert(SizeValue::Text("4k".into())).clone();
+    let bs_bytes = size_bytes(&f("bs"), &bs_v, None)?;
+    if bs_bytes == 0 || bs_bytes > (128 << 20) {
+        return Err(ScenarioError::invalid(f("bs"), show(&bs_v), "must be between 4 KiB and 128 MiB"));
+    }
+    let bs_blocks = blocks_of(&f("bs"), &bs_v, bs_bytes)?;
+    let offset_v = j.offset.get_or_insert(SizeValue::Bytes(0)).clone();
+    let offset_bytes = size_bytes(&f("offset"), &offset_v, Some(device_bytes))?;
+    let offset_blocks = blocks_of(&f("offset"), &offset_v, offset_bytes)?;
+    if offset_bytes >= device_bytes {
+        return Err(ScenarioError::invalid(f("offset"), show(&offset_v), format!("beyond the device ({device_bytes} bytes)")));
+    }
+    let size_v = j.size.get_or_insert(SizeValue::Text("100%".into())).clone();
+    let size_bytes_v = size_bytes(&f("size"), &size_v, Some(device_bytes - offset_bytes))?;
+    let size_blocks = blocks_of(&f("size"), &size_v, size_bytes_v)?;
+    if size_bytes_v + offset_bytes > device_bytes {
+        return Err(ScenarioError::invalid(
+            f("size"),
+            show(&size_v),
+            format!("offset + size exceeds the device ({device_bytes} bytes)"),
+        ));
+    }
+    if size_blocks < bs_blocks {
+        return Err(ScenarioError::invalid(f("size"), show(&size_v), "smaller than bs"));
+    }
+    let iodepth = *j.iodepth.get_or_insert(1);
+    if iodepth == 0 || iodepth > 65_536 {
+        return Err(ScenarioError::invalid(f("iodepth"), iodepth, "must be between 1 and 65536"));
+    }
+    let numjobs = *j.numjobs.get_or_insert(1);
+    if numjobs == 0 || numjobs > 1024 {
+        return Err(ScenarioError::invalid(f("numjobs"), numjobs, "must be between 1 and 1024"));
+    }
+    let rwmixread = *j.rwmixread.get_or_insert(50);
+    if rwmixread > 100 {
+        return Err(ScenarioError::invalid(f("rwmixread"), rwmixread, "must be a percentage 0..=100"));
+    }
+    let runtime = match &j.runtime {
+        Some(v) => Some(parse_duration(&f("runtime"), v)?),
+        None => None,
+    };
+    let io_size_blocks = match j.io_size.clone() {
+        Some(v) => {
+            let b = size_bytes(&f("io_size"), &v, Some(device_bytes))?;
+            if b == 0 {
+                return Err(ScenarioError::invalid(f("io_size"), show(&v), "must be positive"));
+            }
+            Some(blocks_of(&f("io_size"), &v, b)?)
+        }
+        None => None,
+    };
+    let dist_text = j.random_distribution.get_or_insert_with(|| "random".into()).clone();
+    let distribution = AccessDistribution::parse(&dist_text)
+        .map_err(|e| ScenarioError::invalid(f("random_distribution"), format!("{dist_text:?}"), e))?;
+    let stream = *j.stream.get_or_insert(0);
+    Ok(JobSpec {
+        name,
+        rw,
+        rwmixread,
+        bs_blocks: bs_blocks as u32,
+        iodepth,
+        numjobs,
+        offset_blocks,
+        size_blocks,
+        runtime,
+        io_size_blocks,
+        distribution,
+        stream,
+    })
+}
+
+#[cfg(test)]
+mod tests;

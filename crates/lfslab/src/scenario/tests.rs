@@ -1,0 +1,87 @@
+//! Scenario parsing and validation: defaults, and errors that name the field.
+
+use super::*;
+
+fn err_of(text: &str) -> ScenarioError {
+    Scenario::from_toml_str(text).expect_err("scenario should be rejected")
+}
+
+#[test]
+fn builtins_parse() {
+    for name in BUILTIN_NAMES {
+        let s = Scenario::from_toml_str(builtin(name).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!s.jobs.is_empty());
+    }
+}
+
+#[test]
+fn defaults_are_filled_and_printed() {
+    let s = Scenario::from_toml_str("[[job]]\nrw = \"randread\"\n").unwrap();
+    assert_eq!(s.seed, 1);
+    assert_eq!(s.preset, Preset::Samsung970Pro);
+    assert_eq!(s.jobs[0].bs_blocks, 1);
+    assert_eq!(s.jobs[0].size_blocks, s.ssd.logical_pages);
+    let text = s.to_toml();
+    for knob in ["preset = \"970pro\"", "gc_policy = \"greedy\"", "iodepth = 1", "seed = 1", "program_us = 190"] {
+        assert!(text.contains(knob), "resolved scenario lacks {knob}:\n{text}");
+    }
+    // The resolved text is itself a valid scenario describing the same run.
+    let again = Scenario::from_toml_str(&text).unwrap();
+    assert_eq!(again.ssd, s.ssd);
+    assert_eq!(again.jobs, s.jobs);
+}
+
+#[test]
+fn op_sizes_the_flash() {
+    let s = Scenario::from_toml_str("[device]\ncapacity_gib = 1\nop = 0.28\n[[job]]\n").unwrap();
+    let op = s.ssd.op();
+    assert!(op >= 0.28 && op < 0.28 + 0.05, "op {op}");
+}
+
+#[test]
+fn unknown_field_is_named() {
+    let e = err_of("[device]\nchanels = 4\n[[job]]\n");
+    assert!(e.to_string().contains("chanels"), "{e}");
+}
+
+#[test]
+fn wrong_type_is_named() {
+    let e = err_of("[device]\ncapacity_gib = \"big\"\n[[job]]\n");
+    assert!(e.to_string().contains("capacity_gib"), "{e}");
+}
+
+#[test]
+fn bad_values_name_field_and_value() {
+    let cases = [
+        ("[[job]]\nrw = \"randwrit\"\n", "job[0].rw", "randwrit"),
+        ("[[job]]\nbs = \"5k\"\n", "job[0].bs", "5k"),
+        ("[[job]]\nbs = \"-4k\"\n", "job[0].bs", "-4k"),
+        ("[[job]]\nsize = \"1t\"\n", "job[0].size", "1t"),
+        ("[[job]]\niodepth = 0\n", "job[0].iodepth", "0"),
+        ("[[job]]\nruntime = \"10 parsecs\"\n", "job[0].runtime", "parsecs"),
+        ("[[job]]\nrandom_distribution = \"zipf:-1\"\n", "job[0].random_distribution", "zipf:-1"),
+        ("[device]\npreset = \"990evo\"\n[[job]]\n", "device.preset", "990evo"),
+        ("[device]\nop = -0.1\n[[job]]\n", "device.op", "-0.1"),
+        ("[device]\npage_kib = 6\n[[job]]\n", "device.page_kib", "6"),
+        ("[device]\nchannels = 0\n[[job]]\n", "device.channels", "0"),
+        ("[device]\nop = 0.001\n[[job]]\n", "device.op", "0.001"),
+        ("[ftl]\ngc_policy = \"lru\"\n[[job]]\n", "ftl.gc_policy", "lru"),
+        ("[precondition]\nfill = 1.5\n[[job]]\n", "precondition.fill", "1.5"),
+        ("seed = 3\n", "job", "[]"),
+    ];
+    for (text, field, value) in cases {
+        let e = err_of(text);
+        let msg = e.to_string();
+        assert!(msg.starts_with(field), "{text:?}: message {msg:?} should start with {field}");
+        assert!(msg.contains(value), "{text:?}: message {msg:?} should quote {value}");
+    }
+}
+
+#[test]
+fn durations() {
+    let f = "job[0].runtime";
+    assert_eq!(parse_duration(f, &DurationValue::Text("500ms".into())).unwrap(), SimDuration::from_ms(500));
+    assert_eq!(parse_duration(f, &DurationValue::Text("2m".into())).unwrap(), SimDuration::from_secs(120));
+    assert_eq!(parse_duration(f, &DurationValue::Seconds(1.5)).unwrap(), SimDuration::from_ms(1500));
+    assert!(parse_duration(f, &DurationValue::Seconds(-1.0)).is_err());
+}

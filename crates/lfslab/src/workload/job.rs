@@ -1,0 +1,72 @@
+//! A fio-like job on the raw device (fio(1) option names: rw, bs, iodepth,
+//! numjobs, size, offset, runtime, io_size, rwmixread,
+//! random_distribution). Sizes here are already resolved to 4 KiB blocks.
+
+use super::distribution::AccessDistribution;
+use crate::sim::SimDuration;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwMode {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    /// Sequential mixed (fio `rw`/`readwrite`).
+    ReadWrite,
+    RandRw,
+}
+
+impl RwMode {
+    pub const NAMES: [&'static str; 7] = ["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"];
+
+    pub fn parse(s: &str) -> Option<RwMode> {
+        Some(match s {
+            "read" => RwMode::Read,
+            "write" => RwMode::Write,
+            "randread" => RwMode::RandRead,
+            "randwrite" => RwMode::RandWrite,
+            "rw" | "readwrite" => RwMode::ReadWrite,
+            "randrw" => RwMode::RandRw,
+            _ => return None,
+        })
+    }
+
+    pub fn is_random(self) -> bool {
+        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw)
+    }
+
+    /// Percentage of reads implied by the mode, or None for mixed modes.
+    pub fn fixed_read_pct(self) -> Option<u32> {
+        match self {
+            RwMode::Read | RwMode::RandRead => Some(100),
+            RwMode::Write | RwMode::RandWrite => Some(0),
+            RwMode::ReadWrite | RwMode::RandRw => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobSpec {
+    pub name: String,
+    pub rw: RwMode,
+    /// Reads as a percentage of I/Os for mixed modes (fio default 50).
+    pub rwmixread: u32,
+    pub bs_blocks: u32,
+    pub iodepth: u32,
+    pub numjobs: u32,
+    pub offset_blocks: u64,
+    pub size_blocks: u64,
+    pub runtime: Option<SimDuration>,
+    pub io_size_blocks: Option<u64>,
+    pub distribution: AccessDistribution,
+    /// NVMe stream id attached to writes.
+    pub stream: u8,
+}
+
+impl JobSpec {
+    pub fn read_pct(&self) -> u32 {
+        self.rw.fixed_read_pct().unwrap_or(self.rwmixread)
+    }
+}

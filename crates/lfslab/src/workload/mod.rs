@@ -1,0 +1,12 @@
+//! Workloads: fio-like synthetic jobs on the raw device, their access
+//! distributions, and preconditioning.
+
+pub mod distribution;
+mod job;
+mod precondition;
+mod runner;
+
+pub use distribution::{parse_size, AccessDistribution, OffsetSampler};
+pub use job::{JobSpec, RwMode};
+pub use precondition::{precondition, Precondition, PreconditionSummary};
+pub use runner::{run_jobs, DirResult, HostCosts, JobResult, RunOutcome};
