@@ -2,6 +2,7 @@
 //! pool, write buffer, device GC with pluggable victim policies, and the
 //! `Ssd` that executes NVMe commands on top of the NAND model.
 
+mod activity;
 mod block_pool;
 mod config;
 mod mapping;
@@ -12,6 +13,7 @@ mod stats;
 pub mod victim;
 mod write_buffer;
 
+pub use activity::ActivityLog;
 pub use block_pool::{BlockPool, SbState, SuperblockInfo};
 pub use config::{ConfigError, FtlConfig, SsdConfig};
 pub use mapping::Mapping;

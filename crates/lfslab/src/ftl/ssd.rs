@@ -17,6 +17,7 @@
 //! GC collects a whole victim at once and pads its last partial unit so the
 //! victim's erase never precedes the durability of the copies.
 
+use super::activity::ActivityLog;
 use super::block_pool::BlockPool;
 use super::config::{ConfigError, SsdConfig};
 use super::mapping::Mapping;
@@ -70,6 +71,7 @@ pub struct Ssd {
     sps: u32,
     /// Reused list of (old slot, owner, data-ready instant) for one GC victim.
     gc_scratch: Vec<(Ppn, Lpn, SimTime)>,
+    activity: Option<ActivityLog>,
 }
 
 impl Ssd {
@@ -93,6 +95,7 @@ impl Ssd {
             layout: Layout::new(&geo),
             sps: geo.slots_per_superblock(),
             gc_scratch: Vec::new(),
+            activity: None,
             geo,
             config,
         })
@@ -123,6 +126,15 @@ impl Ssd {
     }
     pub fn die_busy_total(&self) -> SimDuration {
         self.timelines.die_busy_total()
+    }
+
+    /// Start (or restart) logging NAND activity in buckets of `interval`.
+    pub fn start_activity_log(&mut self, start: SimTime, interval: SimDuration) {
+        self.activity = Some(ActivityLog::new(start, interval));
+    }
+
+    pub fn take_activity_log(&mut self) -> Option<ActivityLog> {
+        self.activity.take()
     }
 
     /// Drain the submission queue, posting each completion.
@@ -317,6 +329,9 @@ impl Ssd {
         let die = self.layout.die_of(first);
         let done = self.timelines.program(&self.timing, die, ready, self.spu as u64 * SLOT_BYTES);
         self.stats.nand_program_units += 1;
+        if let Some(a) = &mut self.activity {
+            a.record_program(done, self.spu as u64);
+        }
         if buffered > 0 {
             self.buffer.release_at(done, buffered);
         }
@@ -444,6 +459,9 @@ impl Ssd {
         self.pool.release(victim);
         self.stats.gc_count += 1;
         self.stats.superblocks_erased += 1;
+        if let Some(a) = &mut self.activity {
+            a.record_gc(erased);
+        }
         self.stats.gc_busy_ns += erased.since(now).ns();
         erased
     }

@@ -11,8 +11,9 @@ pub struct Bucket {
     pub read_bytes: u64,
     pub write_bytes: u64,
     pub ios: u64,
-    /// NAND slots programmed (host + GC + padding) during the bucket.
+    /// NAND slots whose program completed (host + GC + padding) in the bucket.
     pub nand_write_slots: u64,
+    /// GC victims whose erase completed in the bucket.
     pub gc_count: u64,
 }
 
@@ -50,11 +51,17 @@ impl ThroughputSeries {
         b.ios += 1;
     }
 
-    /// Attribute device work done up to `t` to the bucket containing `t`.
-    pub fn record_device(&mut self, t: SimTime, nand_write_slots: u64, gc_count: u64) {
-        let b = self.bucket(t);
-        b.nand_write_slots += nand_write_slots;
-        b.gc_count += gc_count;
+    /// Merge per-bucket device activity (same start and interval), up to
+    /// the bucket holding `end`; work completing after the run is dropped.
+    pub fn add_device_activity(&mut self, program_slots: &[u64], gc_victims: &[u64], end: SimTime) {
+        let last = self.index_of(end) as usize;
+        self.bucket(end);
+        for (i, &n) in program_slots.iter().enumerate().take(last + 1) {
+            self.buckets[i].nand_write_slots += n;
+        }
+        for (i, &n) in gc_victims.iter().enumerate().take(last + 1) {
+            self.buckets[i].gc_count += n;
+        }
     }
 
     pub fn buckets(&self) -> &[Bucket] {
@@ -76,7 +83,7 @@ mod tests {
         let mut s = ThroughputSeries::new(SimTime(1000), SimDuration::from_ms(100));
         s.record_io(SimTime(1000), 0, 4096);
         s.record_io(SimTime(1000 + 150_000_000), 4096, 0);
-        s.record_device(SimTime(1000 + 150_000_000), 10, 1);
+        s.add_device_activity(&[0, 10, 99], &[0, 1], SimTime(1000 + 150_000_000));
         let b = s.buckets();
         assert_eq!(b.len(), 2);
         assert_eq!(b[0].write_bytes, 4096);

@@ -156,8 +156,7 @@ pub fn run_jobs(
     for ci in 0..clones.len() {
         submit_more(ci, &mut clones, jobs, ssd, oracle, &mut sched, costs, start, &mut data);
     }
-    let mut last_bucket = 0u64;
-    let mut last_stats = ssd.stats();
+    ssd.start_activity_log(start, series_interval);
     while let Some((t, ev)) = sched.pop()? {
         let ci = ev.clone as usize;
         let cl = &mut clones[ci];
@@ -179,19 +178,11 @@ pub fn run_jobs(
         } else {
             series.record_io(cl.cpu_free, 0, bytes);
         }
-        let bucket = series.index_of(t);
-        if bucket != last_bucket {
-            let now_stats = ssd.stats();
-            let d = now_stats.since(&last_stats);
-            series.record_device(t, d.nand_write_slots(), d.gc_count);
-            last_stats = now_stats;
-            last_bucket = bucket;
-        }
         submit_more(ci, &mut clones, jobs, ssd, oracle, &mut sched, costs, start, &mut data);
     }
     let end = sched.now();
-    let d = ssd.stats().since(&last_stats);
-    series.record_device(end, d.nand_write_slots(), d.gc_count);
+    let activity = ssd.take_activity_log().expect("started above");
+    series.add_device_activity(&activity.program_slots, &activity.gc_victims, end);
     Ok(RunOutcome { jobs: results, end, events: sched.events_popped_count(), series })
 }
 

@@ -1,0 +1,80 @@
+//! The `lfslab` binary: bad input exits 2 with a message naming the field
+//! and value; a run prints its seed and knobs first.
+
+use std::process::Command;
+
+fn lfslab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lfslab")).args(args).output().expect("binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scenario_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("lfslab-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn malformed_scenario_exits_2_naming_field_and_value() {
+    let p = scenario_file("bad_bs.toml", "[[job]]\nrw = \"randwrite\"\nbs = \"5k\"\n");
+    let (code, stdout, stderr) = lfslab(&["run", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "stdout {stdout} stderr {stderr}");
+    assert!(stderr.contains("job[0].bs") && stderr.contains("5k"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    let p = scenario_file("bad_type.toml", "[device]\ncapacity_gib = \"lots\"\n[[job]]\n");
+    let (code, _, stderr) = lfslab(&["run", p.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("capacity_gib") && stderr.contains("lots"), "{stderr}");
+
+    let p = scenario_file("not_toml.toml", "[[job]\nrw = 3\n");
+    let (code, _, stderr) = lfslab(&["run", p.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not valid"), "{stderr}");
+
+    let (code, _, stderr) = lfslab(&["run", "no-such-scenario"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("default"), "lists the built-ins: {stderr}");
+
+    let (code, _, stderr) = lfslab(&["run", "default", "--set", "ftl.gc_policy=fifo"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("ftl.gc_policy") && stderr.contains("fifo"), "{stderr}");
+}
+
+#[test]
+fn run_prints_seed_and_knobs_then_results() {
+    let p = scenario_file(
+        "tiny.toml",
+        "[device]\npreset = \"femu\"\ncapacity_gib = 0.0625\nchannels = 2\nchips_per_channel = 1\npages_per_block = 16\n\
+         [precondition]\nfill = 0.5\n[[job]]\nrw = \"randrw\"\niodepth = 2\nruntime = \"20ms\"\n",
+    );
+    let json = p.with_extension("json");
+    let (code, stdout, stderr) = lfslab(&["run", p.to_str().unwrap(), "--seed", "42", "--json", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let seed_line = stdout.find("seed 42").expect("seed printed");
+    let knobs = stdout.find("program_us").expect("knobs printed");
+    let results = stdout.find("WAF").expect("results printed");
+    assert!(seed_line < knobs && knobs < results);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["seed"], 42);
+    assert!(report["jobs"][0]["write"]["clat_ns"]["percentile"]["99.990000"].as_u64().is_some());
+}
+
+#[test]
+fn builtin_scenarios_are_listed_and_printed() {
+    let (code, stdout, _) = lfslab(&["scenario"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("default") && stdout.contains("bench"));
+    let (code, stdout, _) = lfslab(&["scenario", "default"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("[[job]]"));
+    let (code, _, stderr) = lfslab(&["scenario", "nope"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("default"));
+}
