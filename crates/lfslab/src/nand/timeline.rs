@@ -100,17 +100,8 @@ mod tests {
             pages_per_block: 4,
             page_bytes: 4096,
         };
-        let t = Timing {
-            read_ns: 50_000,
-            program_ns: 500_000,
-            erase_ns: 5_000_000,
-            channel_mbps: 0,
-            pcie_mbps: 0,
-            fw_write_ns: 0,
-            fw_write_per_4k_ns: 0,
-            fw_read_ns: 0,
-        };
-        (g, t)
+        // FEMU timings: 50 us read, 500 us program, 5 ms erase, free channel.
+        (g, crate::nand::Preset::Femu.timing())
     }
 
     #[test]
