@@ -4,7 +4,9 @@
 //! Libraries never print; output goes through `metrics` sinks.
 
 pub mod engine;
+pub mod fs;
 pub mod ftl;
+pub mod host;
 pub mod metrics;
 pub mod nand;
 pub mod nvme;

@@ -192,6 +192,16 @@ impl Ssd {
         }
     }
 
+    /// Read `nlb` blocks (caller checks the range); see `execute` for NVMe commands.
+    pub fn read_blocks(&mut self, at: SimTime, slba: Lpn, nlb: u32, data: &mut Vec<Option<Fingerprint>>) -> SimTime {
+        self.read(at, slba, nlb, data)
+    }
+
+    /// Deallocate `nlb` blocks (caller checks the range).
+    pub fn discard_blocks(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime {
+        self.discard(at, slba, nlb)
+    }
+
     // ---- read ----------------------------------------------------------
 
     fn read(&mut self, at: SimTime, slba: Lpn, nlb: u32, data: &mut Vec<Option<Fingerprint>>) -> SimTime {

@@ -1,8 +1,10 @@
 //! The host-device interface: commands, completions with flags, and bounded
 //! queue pairs.
 
+mod block_device;
 mod command;
 mod queue;
 
+pub use block_device::BlockDevice;
 pub use command::{Command, CommandId, Completion, CompletionFlags, Opcode, Status};
 pub use queue::{QueueFull, QueuePair};

@@ -1,4 +1,5 @@
-//! Shared helpers for scenario-level tests.
+//! Shared helpers for scenario-level tests (each test binary uses a subset).
+#![allow(dead_code)]
 
 use lfslab::engine;
 use lfslab::metrics::RunReport;

@@ -1,0 +1,96 @@
+//! Filesystem configuration: F2FS mount/mkfs options the papers vary.
+
+use serde::Serialize;
+
+/// F2FS `mode=` mount option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FsMode {
+    /// Append-only logging: no SSR, no IPU.
+    Lfs,
+    /// Threaded logging (SSR) when free space is short, plus the IPU policy.
+    Adaptive,
+}
+
+/// F2FS `ipu_policy` bits that matter here (Documentation/filesystems/f2fs.rst).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IpuPolicy {
+    None,
+    /// F2FS_IPU_FORCE: every overwrite in place.
+    Force,
+    /// F2FS_IPU_SSR: in place while SSR is needed.
+    Ssr,
+    /// F2FS_IPU_UTIL: in place while utilisation exceeds min_ipu_util.
+    Util,
+    /// F2FS_IPU_SSR_UTIL: both conditions.
+    SsrUtil,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiscardPolicy {
+    /// No discard commands.
+    Off,
+    /// Stock F2FS: sections freed at checkpoint are queued and discarded in
+    /// batches by the discard thread when the device is idle.
+    IdleBatched,
+    /// Discard as soon as a checkpoint frees a section (D2FS §6.3).
+    Immediate,
+}
+
+/// Per-operation host CPU costs. Assumed values of the order a kernel path
+/// takes on a server CPU; they are knobs, not measurements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct FsCosts {
+    /// Entering and leaving a file system call.
+    pub syscall_ns: u64,
+    /// Per 4 KiB block handled (copy, page lookup, block allocation).
+    pub per_block_ns: u64,
+    /// Per GC block migrated (page-cache allocation and filemap walk, which
+    /// D2FS §8.5 finds dominate FS GC time).
+    pub gc_per_block_ns: u64,
+}
+
+impl Default for FsCosts {
+    fn default() -> Self {
+        FsCosts { syscall_ns: 1_000, per_block_ns: 500, gc_per_block_ns: 5_000 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FsConfig {
+    pub segs_per_sec: u32,
+    /// mkfs overprovision ratio in percent; None lets mkfs choose.
+    pub overprovision_pct: Option<f64>,
+    pub mode: FsMode,
+    pub ipu_policy: IpuPolicy,
+    /// min_ipu_util (percent) for the Util policies; F2FS default 70.
+    pub min_ipu_util: u32,
+    pub discard: DiscardPolicy,
+    /// Background GC (cost-benefit) while the filesystem is idle.
+    pub bg_gc: bool,
+    /// Periodic checkpoint interval in seconds (F2FS cp_interval, default 60).
+    pub cp_interval_s: f64,
+    /// Checkpoint when dirty NAT entries exceed this percent of the nids in
+    /// use (F2FS dirty_nats_ratio, default 10).
+    pub dirty_nats_ratio: u32,
+    pub costs: FsCosts,
+}
+
+impl Default for FsConfig {
+    fn default() -> Self {
+        FsConfig {
+            segs_per_sec: 1,
+            overprovision_pct: None,
+            mode: FsMode::Adaptive,
+            ipu_policy: IpuPolicy::None,
+            min_ipu_util: 70,
+            discard: DiscardPolicy::IdleBatched,
+            bg_gc: true,
+            cp_interval_s: 60.0,
+            dirty_nats_ratio: 10,
+            costs: FsCosts::default(),
+        }
+    }
+}

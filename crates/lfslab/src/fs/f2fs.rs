@@ -1,0 +1,784 @@
+//! F2FS on a block device: files as node trees, six logs, SIT/NAT/SSA,
+//! checkpoint, foreground and background GC, SSR and IPU, discard.
+//!
+//! Time model: a call runs at its start instant and returns when it
+//! completes for the caller; device I/O and locks are reservations (see
+//! `host::SimMutex`), so a writer that runs into foreground GC waits behind
+//! the GC lock exactly as long as the collection takes.
+//!
+//! Simplified, and said so in reports: no page cache yet (all file I/O is
+//! direct), one flat directory whose dentry block is rewritten on
+//! create/unlink, node pages are always cached in memory (GC reads data
+//! blocks and SSA blocks from the device, not node blocks), no roll-forward
+//! recovery yet.
+
+use super::config::{DiscardPolicy, FsConfig, FsMode, IpuPolicy};
+use super::layout::{Layout, LayoutError, BLOCKS_PER_SEG};
+use super::node::{DnodeSlot, Nid, NodeKind, NodeManager, MAX_FILE_BLOCKS, NULL_ADDR};
+use super::segment::{LogType, NoSpace, SegmentManager};
+use super::victim::{CostBenefit, Greedy, SectionVictim};
+use crate::host::{LockStats, SimMutex, SimRwLock};
+use crate::nand::Lpn;
+use crate::nvme::BlockDevice;
+use crate::oracle::{DataTag, Fingerprint, OracleStats};
+use crate::sim::{mix64, SimDuration, SimTime};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A file (inode number).
+pub type Ino = Nid;
+
+/// SSA entry of a node block (data blocks store their dnode slot).
+const NODE_OFS: u32 = u32::MAX;
+/// NAT journal entries kept in the checkpoint (NAT_JOURNAL_ENTRIES).
+const NAT_JOURNAL_ENTRIES: usize = 38;
+/// SIT journal entries kept in the checkpoint (SIT_JOURNAL_ENTRIES).
+const SIT_JOURNAL_ENTRIES: usize = 6;
+/// Checkpoint pack blocks written per checkpoint: header, compacted data
+/// summaries (up to 3) and footer.
+const CP_PACK_BLOCKS: u64 = 5;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FsStats {
+    pub app_write_blocks: u64,
+    pub app_read_blocks: u64,
+    /// Data blocks the FS wrote (application data + GC-moved data + dentries).
+    pub data_write_blocks: u64,
+    pub node_write_blocks: u64,
+    /// Checkpoint pack, NAT, SIT and SSA blocks.
+    pub meta_write_blocks: u64,
+    pub ipu_blocks: u64,
+    pub ssr_blocks: u64,
+    pub gc_fg_count: u64,
+    pub gc_bg_count: u64,
+    pub gc_moved_data_blocks: u64,
+    pub gc_moved_node_blocks: u64,
+    pub gc_time_ns: u64,
+    /// Time writers spent blocked in foreground GC (balance_fs).
+    pub fg_gc_stall_ns: u64,
+    pub checkpoints: u64,
+    pub checkpoint_time_ns: u64,
+    pub discard_cmds: u64,
+    pub discard_blocks: u64,
+    /// Read commands issued for application reads, and their blocks (RM-IPU
+    /// §2: fragmentation turns a sequential read into many small requests).
+    pub app_read_cmds: u64,
+    pub app_read_cmd_blocks: u64,
+    /// All read commands, GC and metadata included.
+    pub read_cmds: u64,
+    pub write_cmds: u64,
+    /// Allocations that found no free section (should stay 0: GC prevents it).
+    pub out_of_space: u64,
+}
+
+impl FsStats {
+    /// FS write amplification: blocks the FS wrote / blocks applications wrote.
+    pub fn waf(&self) -> f64 {
+        if self.app_write_blocks == 0 {
+            0.0
+        } else {
+            (self.data_write_blocks + self.node_write_blocks + self.meta_write_blocks) as f64
+                / self.app_write_blocks as f64
+        }
+    }
+    pub fn mean_read_request_kib(&self) -> f64 {
+        if self.app_read_cmds == 0 {
+            0.0
+        } else {
+            self.app_read_cmd_blocks as f64 * 4.0 / self.app_read_cmds as f64
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct FileState {
+    size_blocks: u64,
+    /// Oracle: expected fingerprint per block (0 = hole).
+    expected: Vec<u64>,
+    created_since_cp: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FsError {
+    NoSuchFile(Ino),
+    TooLarge { ino: Ino, blocks: u64 },
+    NoSpace,
+    OutOfNodeIds,
+}
+
+impl std::fmt::Display for FsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FsError::NoSuchFile(i) => write!(f, "no file with inode {i}"),
+            FsError::TooLarge { ino, blocks } => write!(f, "inode {ino}: {blocks} blocks exceed the F2FS maximum file size"),
+            FsError::NoSpace => write!(f, "no space left on the filesystem"),
+            FsError::OutOfNodeIds => write!(f, "out of node ids"),
+        }
+    }
+}
+impl std::error::Error for FsError {}
+
+impl From<NoSpace> for FsError {
+    fn from(_: NoSpace) -> Self {
+        FsError::NoSpace
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FsLockStats {
+    pub gc_lock: LockStats,
+    pub cp_rwsem_read: LockStats,
+    pub cp_rwsem_write: LockStats,
+}
+
+pub struct F2fs<D: BlockDevice> {
+    pub dev: D,
+    cfg: FsConfig,
+    layout: Layout,
+    sm: SegmentManager,
+    nm: NodeManager,
+    files: BTreeMap<Ino, FileState>,
+    root: Ino,
+    dentry_blk: Option<u64>,
+    dentry_dirty: bool,
+    /// SSA in memory: per main block, (owner nid << 32 | ofs in node or NODE_OFS).
+    owner: Vec<u64>,
+    stats: FsStats,
+    oracle: OracleStats,
+    gc_lock: SimMutex,
+    cp_rwsem: SimRwLock,
+    last_cp: SimTime,
+    cp_version: u64,
+    pending_discards: Vec<(u64, u32)>,
+    scratch_read: Vec<Option<Fingerprint>>,
+}
+
+fn meta_fp(kind: u64, blk: u64, version: u64) -> Fingerprint {
+    DataTag(mix64(kind ^ mix64(blk ^ mix64(version)))).block(0)
+}
+
+impl<D: BlockDevice> F2fs<D> {
+    /// mkfs + mount on `dev` using its whole capacity.
+    pub fn format(dev: D, cfg: FsConfig) -> Result<Self, LayoutError> {
+        let layout = Layout::mkfs(dev.capacity_blocks(), cfg.segs_per_sec, cfg.overprovision_pct)?;
+        let mut nm = NodeManager::new(layout.max_nid);
+        let root = nm.new_inode().expect("fresh node manager has nids");
+        let main_blocks = layout.main_segments as usize * BLOCKS_PER_SEG as usize;
+        let mut fs = F2fs {
+            sm: SegmentManager::new(&layout),
+            nm,
+            layout,
+            dev,
+            cfg,
+            files: BTreeMap::new(),
+            root,
+            dentry_blk: None,
+            dentry_dirty: true,
+            owner: vec![0; main_blocks],
+            stats: FsStats::default(),
+            oracle: OracleStats::default(),
+            gc_lock: SimMutex::default(),
+            cp_rwsem: SimRwLock::default(),
+            last_cp: SimTime::ZERO,
+            cp_version: 0,
+            pending_discards: Vec::new(),
+            scratch_read: Vec::new(),
+        };
+        fs.checkpoint(SimTime::ZERO);
+        fs.stats = FsStats::default();
+        Ok(fs)
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    pub fn config(&self) -> &FsConfig {
+        &self.cfg
+    }
+    pub fn stats(&self) -> &FsStats {
+        &self.stats
+    }
+    pub fn oracle(&self) -> &OracleStats {
+        &self.oracle
+    }
+    pub fn lock_stats(&self) -> FsLockStats {
+        FsLockStats {
+            gc_lock: self.gc_lock.stats.clone(),
+            cp_rwsem_read: self.cp_rwsem.read_stats.clone(),
+            cp_rwsem_write: self.cp_rwsem.write_stats.clone(),
+        }
+    }
+    pub fn free_sections(&self) -> u32 {
+        self.sm.free_sections()
+    }
+    /// Valid blocks / user blocks, in percent.
+    pub fn utilization_pct(&self) -> f64 {
+        self.sm.valid_blocks_total() as f64 * 100.0 / self.layout.user_blocks as f64
+    }
+    pub fn file_size_blocks(&self, ino: Ino) -> Option<u64> {
+        self.files.get(&ino).map(|f| f.size_blocks)
+    }
+    pub fn files(&self) -> impl Iterator<Item = Ino> + '_ {
+        self.files.keys().copied()
+    }
+
+    fn main_index(&self, blk: u64) -> usize {
+        (blk - self.layout.main_blkaddr) as usize
+    }
+
+    fn cpu(&self, blocks: u64) -> SimDuration {
+        SimDuration(self.cfg.costs.syscall_ns + self.cfg.costs.per_block_ns * blocks)
+    }
+
+    // ---- space policy -----------------------------------------------------
+
+    fn node_secs(&self) -> u32 {
+        (self.nm.dirty_count() as u64).div_ceil(self.layout.blocks_per_sec()) as u32
+    }
+
+    /// F2FS `has_not_enough_free_secs`.
+    fn not_enough_free_secs(&self) -> bool {
+        self.sm.free_sections() <= self.node_secs() + self.layout.reserved_sections()
+    }
+
+    /// F2FS `need_SSR`.
+    fn need_ssr(&self) -> bool {
+        self.cfg.mode == FsMode::Adaptive
+            && self.sm.free_sections() <= self.node_secs() + 2 * self.layout.reserved_sections()
+    }
+
+    /// F2FS `check_inplace_update_policy` (for an overwrite of an existing block).
+    fn should_ipu(&self) -> bool {
+        if self.cfg.mode == FsMode::Lfs {
+            return false;
+        }
+        let util = self.utilization_pct() > self.cfg.min_ipu_util as f64;
+        match self.cfg.ipu_policy {
+            IpuPolicy::None => false,
+            IpuPolicy::Force => true,
+            IpuPolicy::Ssr => self.need_ssr(),
+            IpuPolicy::Util => util,
+            IpuPolicy::SsrUtil => self.need_ssr() && util,
+        }
+    }
+
+    fn alloc(&mut self, log: LogType, now: SimTime) -> Result<u64, FsError> {
+        let ssr = !log.is_node() && self.need_ssr();
+        let blk = self.sm.alloc(log, now, ssr).inspect_err(|_| self.stats.out_of_space += 1)?;
+        if self.sm.curseg_mode(log) == Some(super::segment::AllocMode::Ssr) {
+            self.stats.ssr_blocks += 1;
+        }
+        Ok(blk)
+    }
+
+    // ---- device I/O helpers -------------------------------------------------
+
+    /// Submit writes in order, merging runs of consecutive addresses into one
+    /// command (as F2FS merges bios); returns when all complete.
+    fn submit_writes(&mut self, at: SimTime, writes: &[(u64, Fingerprint)]) -> SimTime {
+        let mut done = at;
+        let mut i = 0;
+        let mut content = Vec::new();
+        while i < writes.len() {
+            let start = writes[i].0;
+            content.clear();
+            while i < writes.len() && writes[i].0 == start + content.len() as u64 {
+                content.push(writes[i].1);
+                i += 1;
+            }
+            self.stats.write_cmds += 1;
+            done = done.max(self.dev.write(at, Lpn(start), &content, 0));
+        }
+        done
+    }
+
+    /// Read blocks, merging consecutive addresses; returns (done, fingerprints in order).
+    fn submit_reads(&mut self, at: SimTime, addrs: &[u64]) -> (SimTime, Vec<Option<Fingerprint>>) {
+        let mut out = Vec::with_capacity(addrs.len());
+        let mut done = at;
+        let mut i = 0;
+        let mut buf = std::mem::take(&mut self.scratch_read);
+        while i < addrs.len() {
+            let start = addrs[i];
+            let mut n = 1;
+            while i + n < addrs.len() && addrs[i + n] == start + n as u64 && n < 256 {
+                n += 1;
+            }
+            self.stats.read_cmds += 1;
+            done = done.max(self.dev.read(at, Lpn(start), n as u32, &mut buf));
+            out.extend_from_slice(&buf);
+            i += n;
+        }
+        self.scratch_read = buf;
+        (done, out)
+    }
+
+    fn write_meta(&mut self, at: SimTime, blks: &[u64], kind: u64) -> SimTime {
+        if blks.is_empty() {
+            return at;
+        }
+        let v = self.cp_version;
+        let w: Vec<(u64, Fingerprint)> = blks.iter().map(|&b| (b, meta_fp(kind, b, v))).collect();
+        self.stats.meta_write_blocks += blks.len() as u64;
+        self.submit_writes(at, &w)
+    }
+
+    /// SSA blocks of segments the logs have left since the last call.
+    fn write_closed_summaries(&mut self, at: SimTime) -> SimTime {
+        let closed = self.sm.take_closed_segments();
+        let blks: Vec<u64> = closed.iter().map(|&s| self.layout.ssa_block_of(s)).collect();
+        self.write_meta(at, &blks, 3)
+    }
+
+    // ---- node writes --------------------------------------------------------
+
+    fn node_log(&self, nid: Nid) -> LogType {
+        match self.nm.node(nid).kind {
+            NodeKind::Indirect => LogType::ColdNode,
+            _ if self.nm.node(nid).ino == self.root => LogType::HotNode,
+            _ => LogType::WarmNode,
+        }
+    }
+
+    /// Write node blocks to new addresses (out of place, always) and update the NAT.
+    fn write_nodes(&mut self, at: SimTime, nids: &[Nid]) -> Result<SimTime, FsError> {
+        let mut w = Vec::with_capacity(nids.len());
+        for &nid in nids {
+            if !self.nm.exists(nid) {
+                continue;
+            }
+            let blk = self.alloc(self.node_log(nid), at)?;
+            let old = self.nm.set_nat(nid, blk as u32);
+            if old != NULL_ADDR {
+                self.sm.invalidate(old as u64);
+            }
+            let i = self.main_index(blk);
+            self.owner[i] = (nid as u64) << 32 | NODE_OFS as u64;
+            self.nm.clear_dirty(nid);
+            w.push((blk, meta_fp(1, nid as u64, blk)));
+        }
+        self.stats.node_write_blocks += w.len() as u64;
+        Ok(self.submit_writes(at, &w))
+    }
+
+    fn write_dentry(&mut self, at: SimTime) -> Result<SimTime, FsError> {
+        if !self.dentry_dirty {
+            return Ok(at);
+        }
+        let blk = self.alloc(LogType::HotData, at)?;
+        if let Some(old) = self.dentry_blk.replace(blk) {
+            self.sm.invalidate(old);
+        }
+        let i = self.main_index(blk);
+        self.owner[i] = (self.root as u64) << 32 | 0;
+        self.dentry_dirty = false;
+        self.stats.data_write_blocks += 1;
+        Ok(self.submit_writes(at, &[(blk, meta_fp(2, self.root as u64, blk))]))
+    }
+
+    // ---- checkpoint -----------------------------------------------------------
+
+    /// Write a checkpoint (fs/f2fs/checkpoint.c `f2fs_write_checkpoint`): block
+    /// operations (cp_rwsem write), flush dentries and dirty nodes, write
+    /// NAT/SIT (journaled in the pack when few), the CP pack, with a cache
+    /// flush before and after the pack; prefree sections become free.
+    pub fn checkpoint(&mut self, now: SimTime) -> SimTime {
+        let start = self.cp_rwsem.write_acquire(now);
+        let t = self.checkpoint_locked(start);
+        self.cp_rwsem.write_release(t);
+        t
+    }
+
+    fn checkpoint_locked(&mut self, start: SimTime) -> SimTime {
+        let mut t = self.write_dentry(start).expect("checkpoint reserve covers the dentry");
+        let dirty = self.nm.take_dirty();
+        t = t.max(self.write_nodes(start, &dirty).expect("checkpoint reserve covers dirty nodes"));
+        t = t.max(self.write_closed_summaries(start));
+        self.cp_version += 1;
+        let copy = self.cp_version % 2;
+        let dirty_nat = self.nm.take_dirty_nat();
+        if dirty_nat.len() > NAT_JOURNAL_ENTRIES {
+            let mut blks: Vec<u64> = dirty_nat
+                .iter()
+                .map(|&n| self.layout.nat_block_of(n) + copy * self.layout.nat_segments as u64 * BLOCKS_PER_SEG as u64)
+                .collect();
+            blks.dedup();
+            t = t.max(self.write_meta(start, &blks, 4));
+        }
+        let sit = self.sm.checkpoint();
+        let freed = sit.freed;
+        if sit.dirty_entries > SIT_JOURNAL_ENTRIES {
+            let mut blks: Vec<u64> = sit
+                .dirty_blocks
+                .iter()
+                .map(|&b| b + copy * self.layout.sit_segments as u64 * BLOCKS_PER_SEG as u64)
+                .collect();
+            blks.dedup();
+            t = t.max(self.write_meta(start, &blks, 5));
+        }
+        // Everything before the pack must be durable, then the pack, then flush.
+        t = self.dev.flush(t);
+        let pack = self.layout.cp_blkaddr + copy * BLOCKS_PER_SEG as u64;
+        let pack_blks: Vec<u64> = (pack..pack + CP_PACK_BLOCKS).collect();
+        t = self.write_meta(t, &pack_blks, 6);
+        t = self.dev.flush(t);
+        let sec_blocks = self.layout.blocks_per_sec() as u32;
+        for s in freed {
+            let blk = self.layout.main_blkaddr + s as u64 * self.layout.blocks_per_sec();
+            self.pending_discards.push((blk, sec_blocks));
+        }
+        if self.cfg.discard == DiscardPolicy::Immediate {
+            t = self.issue_discards(t, usize::MAX);
+        } else if self.cfg.discard == DiscardPolicy::Off {
+            self.pending_discards.clear();
+        }
+        for f in self.files.values_mut() {
+            f.created_since_cp = false;
+        }
+        self.stats.checkpoints += 1;
+        self.stats.checkpoint_time_ns += (t - start).ns();
+        self.last_cp = start;
+        t
+    }
+
+    fn issue_discards(&mut self, at: SimTime, max: usize) -> SimTime {
+        let n = max.min(self.pending_discards.len());
+        let mut done = at;
+        for (blk, len) in self.pending_discards.drain(..n).collect::<Vec<_>>() {
+            self.stats.discard_cmds += 1;
+            self.stats.discard_blocks += len as u64;
+            done = done.max(self.dev.discard(at, Lpn(blk), len));
+        }
+        done
+    }
+
+    // ---- garbage collection ---------------------------------------------------
+
+    /// F2FS `f2fs_balance_fs`: a writer that finds too few free sections runs
+    /// foreground GC under the GC lock (greedy victims, checkpoint to turn
+    /// prefree sections free). Returns when the writer may proceed.
+    fn balance_fs(&mut self, now: SimTime) -> Result<SimTime, FsError> {
+        if !self.not_enough_free_secs() {
+            return Ok(now);
+        }
+        let got = self.gc_lock.acquire(now);
+        let gc_start = got;
+        let mut t = got;
+        let mut rounds = 0;
+        while self.not_enough_free_secs() {
+            rounds += 1;
+            if self.sm.prefree_sections() > 0 {
+                t = self.checkpoint(t);
+                continue;
+            }
+            let cands = self.sm.victim_candidates();
+            let Some(victim) = Greedy.select(&cands, self.layout.blocks_per_sec()) else { break };
+            t = self.gc_section(t, victim, true)?;
+            self.stats.gc_fg_count += 1;
+            assert!(rounds < 1_000_000, "foreground GC made no progress");
+        }
+        if self.sm.prefree_sections() > 0 {
+            t = self.checkpoint(t);
+        }
+        self.gc_lock.release(t);
+        self.stats.gc_time_ns += (t - gc_start).ns();
+        self.stats.fg_gc_stall_ns += (t - now).ns();
+        Ok(t)
+    }
+
+    /// Migrate every valid block of section `secno` (fs/f2fs/gc.c
+    /// `do_garbage_collect`): read each segment's SSA block, read the valid
+    /// data blocks, write them to the cold data log and repoint their dnodes;
+    /// node blocks are rewritten to their node log.
+    fn gc_section(&mut self, at: SimTime, secno: u32, fg: bool) -> Result<SimTime, FsError> {
+        let spsec = self.layout.segs_per_sec;
+        let mut t = at;
+        for segno in secno * spsec..(secno + 1) * spsec {
+            if self.sm.segment_valid(segno) == 0 {
+                continue;
+            }
+            let (ssa_done, _) = self.submit_reads(t, &[self.layout.ssa_block_of(segno)]);
+            let blocks: Vec<u64> = self.sm.valid_blocks_of(segno).collect();
+            let is_node = self.sm.segment_log(segno).is_some_and(|l| l.is_node());
+            let cpu = SimDuration(self.cfg.costs.gc_per_block_ns * blocks.len() as u64);
+            if is_node {
+                let nids: Vec<Nid> = blocks.iter().map(|&b| (self.owner[self.main_index(b)] >> 32) as Nid).collect();
+                for (&b, &nid) in blocks.iter().zip(&nids) {
+                    assert_eq!(self.nm.nat_addr(nid) as u64, b, "SSA says block {b} holds node {nid}, NAT disagrees");
+                }
+                self.stats.gc_moved_node_blocks += nids.len() as u64;
+                t = self.write_nodes(ssa_done + cpu, &nids)?;
+            } else {
+                let (read_done, data) = self.submit_reads(ssa_done, &blocks);
+                let mut w = Vec::with_capacity(blocks.len());
+                let ready = read_done + cpu;
+                for (&old, fp) in blocks.iter().zip(data) {
+                    let own = self.owner[self.main_index(old)];
+                    let fp = fp.expect("valid block holds data");
+                    let new = self.alloc(LogType::ColdData, ready)?;
+                    let nid = (own >> 32) as Nid;
+                    if nid == self.root {
+                        self.dentry_blk = Some(new);
+                    } else {
+                        let slot = DnodeSlot { nid, ofs: own as u32 };
+                        let prev = self.nm.set_addr(slot, new as u32);
+                        assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
+                    }
+                    self.sm.invalidate(old);
+                    let i = self.main_index(new);
+                    self.owner[i] = own;
+                    w.push((new, fp));
+                }
+                self.stats.gc_moved_data_blocks += w.len() as u64;
+                self.stats.data_write_blocks += w.len() as u64;
+                t = self.submit_writes(ready, &w);
+            }
+        }
+        let _ = fg;
+        Ok(self.write_closed_summaries(t).max(t))
+    }
+
+    /// Background work at an idle instant: F2FS's periodic checkpoint, the
+    /// discard thread, and one round of background GC (cost-benefit).
+    pub fn on_idle(&mut self, now: SimTime) -> SimTime {
+        let mut t = now;
+        if t.saturating_since(self.last_cp).as_secs_f64() >= self.cfg.cp_interval_s {
+            t = self.checkpoint(t);
+        }
+        if self.cfg.discard == DiscardPolicy::IdleBatched && !self.pending_discards.is_empty() {
+            // DEF_MAX_DISCARD_REQUEST: 8 discards per round.
+            t = self.issue_discards(t, 8);
+        }
+        if self.cfg.bg_gc && self.sm.free_sections() < self.layout.main_sections / 5 {
+            let cands = self.sm.victim_candidates();
+            if let Some(v) = CostBenefit.select(&cands, self.layout.blocks_per_sec()) {
+                let s = self.gc_lock.acquire(t);
+                let e = self.gc_section(s, v, false).unwrap_or(s);
+                self.gc_lock.release(e);
+                self.stats.gc_bg_count += 1;
+                self.stats.gc_time_ns += (e - s).ns();
+                t = e;
+            }
+        }
+        t
+    }
+
+    /// F2FS `f2fs_balance_fs_bg`: checkpoint when dirty NAT entries pile up
+    /// or the checkpoint interval has passed.
+    fn balance_fs_bg(&mut self, now: SimTime) -> SimTime {
+        // excess_dirty_nats: dirty NAT entries >= max_nid * dirty_nats_ratio%.
+        let too_many_nats =
+            self.nm.dirty_nat_count() as u64 * 100 >= self.layout.max_nid as u64 * self.cfg.dirty_nats_ratio as u64;
+        let interval = now.saturating_since(self.last_cp).as_secs_f64() >= self.cfg.cp_interval_s;
+        if too_many_nats || interval {
+            self.checkpoint(now)
+        } else {
+            now
+        }
+    }
+
+    // ---- file operations ------------------------------------------------------
+
+    pub fn create(&mut self, now: SimTime) -> Result<(Ino, SimTime), FsError> {
+        let t = self.balance_fs(now)?;
+        let t = self.cp_rwsem.read_from(t) + self.cpu(1);
+        let ino = self.nm.new_inode().ok_or(FsError::OutOfNodeIds)?;
+        self.files.insert(ino, FileState { size_blocks: 0, expected: Vec::new(), created_since_cp: true });
+        self.nm.mark_dirty(self.root);
+        self.dentry_dirty = true;
+        self.cp_rwsem.read_until(t);
+        Ok((ino, t))
+    }
+
+    /// Write `content.len()` blocks at block offset `off` (direct I/O).
+    pub fn write(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
+        let n = content.len() as u64;
+        if !self.files.contains_key(&ino) {
+            return Err(FsError::NoSuchFile(ino));
+        }
+        if off + n > MAX_FILE_BLOCKS {
+            return Err(FsError::TooLarge { ino, blocks: off + n });
+        }
+        let t0 = self.balance_fs(now)?;
+        let t = self.cp_rwsem.read_from(t0) + self.cpu(n);
+        let ipu = self.should_ipu();
+        let mut w = Vec::with_capacity(content.len());
+        for (i, &fp) in content.iter().enumerate() {
+            let slot = self.nm.dnode_slot(ino, off + i as u64, true).ok_or(FsError::OutOfNodeIds)?;
+            let old = self.nm.get_addr(slot);
+            let blk = if old != NULL_ADDR && ipu {
+                self.stats.ipu_blocks += 1;
+                old as u64
+            } else {
+                let new = self.alloc(LogType::WarmData, t)?;
+                if old != NULL_ADDR {
+                    self.sm.invalidate(old as u64);
+                }
+                self.nm.set_addr(slot, new as u32);
+                let idx = self.main_index(new);
+                self.owner[idx] = (slot.nid as u64) << 32 | slot.ofs as u64;
+                new
+            };
+            w.push((blk, fp));
+        }
+        let done = self.submit_writes(t, &w);
+        self.cp_rwsem.read_until(done);
+        self.stats.app_write_blocks += n;
+        self.stats.data_write_blocks += n;
+        let f = self.files.get_mut(&ino).expect("checked");
+        if off + n > f.size_blocks {
+            f.size_blocks = off + n;
+            self.nm.mark_dirty(ino);
+        }
+        if f.expected.len() < (off + n) as usize {
+            f.expected.resize((off + n) as usize, 0);
+        }
+        for (i, fp) in content.iter().enumerate() {
+            f.expected[off as usize + i] = fp.0;
+        }
+        let t = self.write_closed_summaries(done).max(done);
+        Ok(self.balance_fs_bg(t))
+    }
+
+    /// Read `n` blocks at `off` (direct I/O) and check them against the oracle.
+    pub fn read(&mut self, now: SimTime, ino: Ino, off: u64, n: u64) -> Result<SimTime, FsError> {
+        let size = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.size_blocks;
+        let t = now + self.cpu(n);
+        let end = (off + n).min(size);
+        let mut addrs = Vec::new();
+        let mut offs = Vec::new();
+        for o in off..end {
+            if let Some(slot) = self.nm.dnode_slot(ino, o, false) {
+                let a = self.nm.get_addr(slot);
+                if a != NULL_ADDR {
+                    addrs.push(a as u64);
+                    offs.push(o);
+                    continue;
+                }
+            }
+            self.check(ino, o, None);
+        }
+        let before = self.stats.read_cmds;
+        let (done, data) = self.submit_reads(t, &addrs);
+        self.stats.app_read_cmds += self.stats.read_cmds - before;
+        self.stats.app_read_cmd_blocks += addrs.len() as u64;
+        for (o, got) in offs.into_iter().zip(data) {
+            self.check(ino, o, got);
+        }
+        self.stats.app_read_blocks += n;
+        Ok(done)
+    }
+
+    fn check(&mut self, ino: Ino, off: u64, got: Option<Fingerprint>) {
+        let want = self.files[&ino].expected.get(off as usize).copied().unwrap_or(0);
+        self.oracle.blocks_checked_count += 1;
+        if got.map_or(0, |f| f.0) != want {
+            self.oracle.mismatches_count += 1;
+        }
+    }
+
+    /// fsync: write the file's dirty node blocks (F2FS marks them for
+    /// roll-forward) and flush the device cache; the first fsync of a file
+    /// created since the last checkpoint checkpoints instead
+    /// (`need_do_checkpoint`).
+    pub fn fsync(&mut self, now: SimTime, ino: Ino) -> Result<SimTime, FsError> {
+        let f = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?;
+        let t = now + self.cpu(0);
+        if f.created_since_cp {
+            return Ok(self.checkpoint(t));
+        }
+        let t = self.cp_rwsem.read_from(t);
+        let nids = self.nm.dirty_of(ino);
+        let t = self.write_nodes(t, &nids)?;
+        let t = self.dev.flush(t);
+        self.cp_rwsem.read_until(t);
+        Ok(t)
+    }
+
+    /// Shrink (or extend with a hole) to `blocks`.
+    pub fn truncate(&mut self, now: SimTime, ino: Ino, blocks: u64) -> Result<SimTime, FsError> {
+        let size = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.size_blocks;
+        let t0 = self.balance_fs(now)?;
+        let t = self.cp_rwsem.read_from(t0) + self.cpu(size.saturating_sub(blocks));
+        for o in blocks..size {
+            if let Some(slot) = self.nm.dnode_slot(ino, o, false) {
+                let a = self.nm.set_addr(slot, NULL_ADDR);
+                if a != NULL_ADDR {
+                    self.sm.invalidate(a as u64);
+                }
+            }
+        }
+        let f = self.files.get_mut(&ino).expect("checked");
+        f.size_blocks = blocks;
+        f.expected.resize(blocks as usize, 0);
+        self.nm.mark_dirty(ino);
+        self.cp_rwsem.read_until(t);
+        Ok(t)
+    }
+
+    pub fn unlink(&mut self, now: SimTime, ino: Ino) -> Result<SimTime, FsError> {
+        let size = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.size_blocks;
+        let t = self.truncate(now, ino, 0)?;
+        let _ = size;
+        let t = self.cp_rwsem.read_from(t) + self.cpu(1);
+        for nid in self.nm.nodes_of(ino) {
+            let a = self.nm.nat_addr(nid);
+            if a != NULL_ADDR {
+                self.sm.invalidate(a as u64);
+            }
+            self.nm.remove(nid);
+        }
+        self.files.remove(&ino);
+        self.nm.mark_dirty(self.root);
+        self.dentry_dirty = true;
+        self.cp_rwsem.read_until(t);
+        Ok(t)
+    }
+
+    /// Full consistency check: SIT counts, every file block's address valid
+    /// and owned by its dnode slot, every node's NAT address valid.
+    pub fn check_consistency(&self) -> Result<(), String> {
+        self.sm.check()?;
+        let mut live = 0u64;
+        for &ino in self.files.keys() {
+            for nid in self.nm.nodes_of(ino) {
+                let a = self.nm.nat_addr(nid);
+                if a != NULL_ADDR {
+                    live += 1;
+                    if !self.sm.is_valid(a as u64) {
+                        return Err(format!("node {nid} at {a} is not valid in the SIT"));
+                    }
+                }
+            }
+            for o in 0..self.files[&ino].size_blocks {
+                if let Some(slot) = self.nm.probe(ino, o) {
+                    let a = self.nm.get_addr(slot) as u64;
+                    if a != NULL_ADDR as u64 {
+                        live += 1;
+                        if !self.sm.is_valid(a) {
+                            return Err(format!("inode {ino} block {o} at {a} is not valid in the SIT"));
+                        }
+                        let own = self.owner[self.main_index(a)];
+                        if own != ((slot.nid as u64) << 32 | slot.ofs as u64) {
+                            return Err(format!("block {a}: SSA owner {own:#x} is not {slot:?}"));
+                        }
+                    }
+                }
+            }
+        }
+        for nid in self.nm.nodes_of(self.root) {
+            if self.nm.nat_addr(nid) != NULL_ADDR {
+                live += 1;
+            }
+        }
+        live += self.dentry_blk.is_some() as u64;
+        if live != self.sm.valid_blocks_total() {
+            return Err(format!("{live} live blocks reachable but the SIT counts {}", self.sm.valid_blocks_total()));
+        }
+        Ok(())
+    }
+
+    pub fn pending_discard_count(&self) -> usize {
+        self.pending_discards.len()
+    }
+}

@@ -1,0 +1,157 @@
+//! F2FS tests on a tiny simulated SSD: the data oracle across GC, SSR, IPU
+//! and checkpoints; consistency of SIT/NAT/SSA; determinism.
+
+use super::*;
+use crate::ftl::{FtlConfig, Ssd, SsdConfig};
+use crate::nand::{Geometry, Preset};
+use crate::oracle::{DataTag, Fingerprint};
+use crate::sim::{SimDuration, SimRng, SimTime};
+
+fn ssd(capacity_mib: u64) -> Ssd {
+    let geometry = Geometry {
+        channels: 2,
+        chips_per_channel: 2,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 0,
+        pages_per_block: 64,
+        page_bytes: 4096,
+    };
+    let mut geometry = geometry;
+    let logical = capacity_mib << 8;
+    geometry.blocks_per_plane = crate::nand::blocks_for_capacity(&geometry, logical * 4096, 0.15);
+    Ssd::new(SsdConfig {
+        geometry,
+        timing: Preset::Femu.timing(),
+        logical_pages: logical,
+        ftl: FtlConfig {
+            mapping: "page".into(),
+            victim_policy: "greedy".into(),
+            gc_threshold_superblocks: 2,
+            write_buffer_slots: 64,
+            streams: 1,
+        },
+    })
+    .unwrap()
+}
+
+fn content(tag: u64, n: usize) -> Vec<Fingerprint> {
+    (0..n as u64).map(|i| DataTag(tag).block(i)).collect()
+}
+
+/// Random file operations; returns the filesystem for inspection.
+fn stress(seed: u64, cfg: FsConfig, ops: usize) -> F2fs<Ssd> {
+    let mut fs = F2fs::format(ssd(128), cfg).unwrap();
+    let mut rng = SimRng::new(seed);
+    let mut t = SimTime::ZERO;
+    let mut files: Vec<Ino> = Vec::new();
+    let max_off = 2_500u64;
+    for n in 0..ops {
+        let r = rng.below(100);
+        if files.is_empty() || (r < 4 && files.len() < 6) {
+            let (ino, t2) = fs.create(t).unwrap();
+            files.push(ino);
+            t = t2;
+            continue;
+        }
+        let ino = files[rng.below(files.len() as u64) as usize];
+        t = match r {
+            0..=64 => {
+                let len = 1 + rng.below(32) as usize;
+                let off = rng.below(max_off);
+                fs.write(t, ino, off, &content(n as u64 + 1, len)).unwrap()
+            }
+            65..=84 => {
+                let off = rng.below(max_off);
+                fs.read(t, ino, off, 1 + rng.below(64)).unwrap()
+            }
+            85..=89 => fs.fsync(t, ino).unwrap(),
+            90..=92 => {
+                let size = fs.file_size_blocks(ino).unwrap();
+                fs.truncate(t, ino, size / 2).unwrap()
+            }
+            93 if files.len() > 1 => {
+                files.retain(|&f| f != ino);
+                fs.unlink(t, ino).unwrap()
+            }
+            94 => fs.checkpoint(t),
+            _ => fs.on_idle(t + SimDuration::from_secs(1)),
+        };
+        if n % 500 == 0 {
+            fs.check_consistency().unwrap_or_else(|e| panic!("seed {seed} op {n}: {e}"));
+        }
+    }
+    for &ino in &files {
+        let size = fs.file_size_blocks(ino).unwrap();
+        t = fs.read(t, ino, 0, size).unwrap();
+    }
+    fs.check_consistency().unwrap_or_else(|e| panic!("seed {seed} at end: {e}"));
+    assert_eq!(fs.oracle().mismatches_count, 0, "seed {seed}: stale data read");
+    fs
+}
+
+#[test]
+fn lfs_mode_survives_gc_and_checkpoints() {
+    let mut fg_gcs = 0;
+    for seed in 0..4 {
+        let cfg = FsConfig { mode: FsMode::Lfs, ..FsConfig::default() };
+        let fs = stress(seed, cfg, 6_000);
+        let s = fs.stats();
+        fg_gcs += s.gc_fg_count;
+        assert!(s.checkpoints > 0);
+        assert_eq!(s.ipu_blocks, 0, "LFS mode never writes in place");
+        assert_eq!(s.ssr_blocks, 0, "LFS mode never recycles slack space");
+    }
+    assert!(fg_gcs > 0, "the tiny FS should run out of free sections in some runs");
+}
+
+#[test]
+fn adaptive_mode_uses_ssr_and_ipu() {
+    for seed in 0..4 {
+        let cfg = FsConfig { mode: FsMode::Adaptive, ipu_policy: IpuPolicy::SsrUtil, min_ipu_util: 10, ..FsConfig::default() };
+        let fs = stress(seed, cfg, 6_000);
+        let s = fs.stats();
+        assert!(s.ssr_blocks > 0 || s.ipu_blocks > 0, "seed {seed}: adaptive mode never left LFS: {s:?}");
+    }
+}
+
+#[test]
+fn same_seed_same_state() {
+    let a = stress(9, FsConfig::default(), 2_000);
+    let b = stress(9, FsConfig::default(), 2_000);
+    assert_eq!(a.stats(), b.stats());
+    assert_eq!(a.dev.stats(), b.dev.stats());
+}
+
+#[test]
+fn random_updates_fragment_a_sequential_read() {
+    let mut fs = F2fs::format(ssd(128), FsConfig { mode: FsMode::Lfs, ..FsConfig::default() }).unwrap();
+    let (ino, mut t) = fs.create(SimTime::ZERO).unwrap();
+    let blocks = 4096u64;
+    for chunk in 0..blocks / 256 {
+        t = fs.write(t, ino, chunk * 256, &content(chunk + 1, 256)).unwrap();
+    }
+    let before = fs.stats().clone();
+    t = fs.read(t, ino, 0, blocks).unwrap();
+    let seq_kib = (fs.stats().app_read_cmd_blocks - before.app_read_cmd_blocks) as f64 * 4.0
+        / (fs.stats().app_read_cmds - before.app_read_cmds) as f64;
+    let mut rng = SimRng::new(1);
+    for i in 0..1024 {
+        t = fs.write(t, ino, rng.below(blocks), &content(10_000 + i, 1)).unwrap();
+    }
+    let before = fs.stats().clone();
+    fs.read(t, ino, 0, blocks).unwrap();
+    let frag_kib = (fs.stats().app_read_cmd_blocks - before.app_read_cmd_blocks) as f64 * 4.0
+        / (fs.stats().app_read_cmds - before.app_read_cmds) as f64;
+    assert!(seq_kib >= 512.0, "fresh file reads in large requests: {seq_kib} KiB");
+    assert!(frag_kib < seq_kib / 4.0, "after random updates requests shrink: {frag_kib} vs {seq_kib} KiB");
+    assert_eq!(fs.oracle().mismatches_count, 0);
+}
+
+#[test]
+fn errors_are_results() {
+    let mut fs = F2fs::format(ssd(128), FsConfig::default()).unwrap();
+    assert_eq!(fs.write(SimTime::ZERO, 999, 0, &content(1, 1)), Err(FsError::NoSuchFile(999)));
+    let (ino, t) = fs.create(SimTime::ZERO).unwrap();
+    assert!(matches!(fs.write(t, ino, super::node::MAX_FILE_BLOCKS, &content(1, 1)), Err(FsError::TooLarge { .. })));
+}

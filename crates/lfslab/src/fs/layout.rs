@@ -1,0 +1,218 @@
+//! F2FS on-disk layout, computed the way mkfs.f2fs (f2fs-tools,
+//! mkfs/f2fs_format.c) does for a partition size and section size:
+//! superblock zone, checkpoint area (two packs), SIT (two copies), NAT (two
+//! copies), SSA (one summary block per main segment), main area aligned to
+//! a section. Overprovisioning and reserved segments follow
+//! `get_best_overprovision` and the reserved-segment formula
+//! `(2 * (100 / ovp + 1) + NR_CURSEG_TYPE) * segs_per_sec`.
+
+use serde::Serialize;
+
+pub const BLOCKS_PER_SEG: u32 = 512;
+/// SIT entries per 4 KiB block (f2fs_fs.h: SIT_ENTRY_PER_BLOCK).
+pub const SIT_ENTRY_PER_BLOCK: u64 = 55;
+/// NAT entries per 4 KiB block (f2fs_fs.h: NAT_ENTRY_PER_BLOCK).
+pub const NAT_ENTRY_PER_BLOCK: u64 = 455;
+/// Number of active logs (NR_CURSEG_TYPE): hot/warm/cold x data/node.
+pub const NR_CURSEG_TYPE: u32 = 6;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Layout {
+    /// Partition size in 4 KiB blocks (LBAs 0..blocks).
+    pub blocks: u64,
+    pub segs_per_sec: u32,
+    /// First block of the checkpoint area (after the superblock zone).
+    pub cp_blkaddr: u64,
+    pub sit_blkaddr: u64,
+    /// Segments of one SIT copy.
+    pub sit_segments: u32,
+    pub nat_blkaddr: u64,
+    /// Segments of one NAT copy.
+    pub nat_segments: u32,
+    pub ssa_blkaddr: u64,
+    pub ssa_segments: u32,
+    pub main_blkaddr: u64,
+    pub main_segments: u32,
+    pub main_sections: u32,
+    /// Overprovision ratio in percent chosen by mkfs.
+    pub overprovision_pct: f64,
+    pub ovp_segments: u32,
+    pub reserved_segments: u32,
+    /// Blocks users may fill: (main - ovp) segments.
+    pub user_blocks: u64,
+    /// Largest node id (NAT entries in one copy).
+    pub max_nid: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayoutError(pub String);
+
+impl std::fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// mkfs.f2fs's search for the overprovision ratio leaving the most user space.
+fn best_overprovision(main_segments: u32, segs_per_sec: u32) -> f64 {
+    let (mut candidate, end, diff) = if main_segments < 256 { (10.0, 95.0, 5.0) } else { (0.01, 10.0, 0.01) };
+    let main = main_segments as f64;
+    let (mut best, mut best_space) = (0.0, 0.0);
+    while candidate <= end + 1e-9 {
+        let reserved = reserved_for(candidate, segs_per_sec) as f64;
+        let ovp = (main - reserved) * candidate / 100.0;
+        let space = main - reserved - ovp;
+        if space > best_space {
+            best_space = space;
+            best = candidate;
+        }
+        candidate += diff;
+    }
+    best
+}
+
+fn reserved_for(ovp_pct: f64, segs_per_sec: u32) -> u32 {
+    ((2.0 * (100.0 / ovp_pct + 1.0) + NR_CURSEG_TYPE as f64) as u32) * segs_per_sec
+}
+
+impl Layout {
+    /// Lay out a partition of `blocks` 4 KiB blocks with sections of
+    /// `segs_per_sec` segments; `overprovision_pct` overrides mkfs's choice.
+    pub fn mkfs(blocks: u64, segs_per_sec: u32, overprovision_pct: Option<f64>) -> Result<Layout, LayoutError> {
+        if segs_per_sec == 0 || !segs_per_sec.is_power_of_two() || segs_per_sec > 1024 {
+            return Err(LayoutError(format!("fs.segs_per_sec = {segs_per_sec}: must be a power of two in 1..=1024")));
+        }
+        let spb = BLOCKS_PER_SEG as u64;
+        let sec_blocks = spb * segs_per_sec as u64;
+        // Superblock zone: the first segment (two superblock copies live there).
+        let segment0 = spb;
+        let segment_count = (blocks.saturating_sub(segment0) / spb) as u32;
+        let cp_segments = 2u32;
+        let sit_blocks = (segment_count as u64).div_ceil(SIT_ENTRY_PER_BLOCK);
+        let sit_segments = sit_blocks.div_ceil(spb) as u32;
+        let avail = (segment_count.saturating_sub(cp_segments + 2 * sit_segments)) as u64 * spb;
+        let nat_blocks = avail.div_ceil(NAT_ENTRY_PER_BLOCK);
+        let nat_segments = nat_blocks.div_ceil(spb) as u32;
+        let before_ssa = cp_segments + 2 * sit_segments + 2 * nat_segments;
+        let main_guess = segment_count.saturating_sub(before_ssa);
+        let ssa_segments = (main_guess as u64).div_ceil(spb) as u32;
+        let meta_segments = before_ssa + ssa_segments;
+        // Main area starts on a section boundary (mkfs aligns it to a zone).
+        let meta_end = segment0 + meta_segments as u64 * spb;
+        let main_blkaddr = meta_end.div_ceil(sec_blocks) * sec_blocks;
+        let main_sections = (blocks.saturating_sub(main_blkaddr) / sec_blocks) as u32;
+        let main_segments = main_sections * segs_per_sec;
+        let min_sections = 2 * NR_CURSEG_TYPE + 4;
+        if main_sections < min_sections {
+            return Err(LayoutError(format!(
+                "fs partition of {} MiB has {main_sections} main sections of {} MiB; F2FS needs at least {min_sections}: \
+                 enlarge the partition or shrink fs.segs_per_sec",
+                blocks * 4 / 1024,
+                sec_blocks * 4 / 1024
+            )));
+        }
+        let ovp_pct = match overprovision_pct {
+            Some(p) if p > 0.0 && p < 100.0 => p,
+            Some(p) => return Err(LayoutError(format!("fs.overprovision_pct = {p}: must be in (0, 100)"))),
+            None => best_overprovision(main_segments, segs_per_sec),
+        };
+        let reserved_segments = reserved_for(ovp_pct, segs_per_sec);
+        if reserved_segments >= main_segments {
+            return Err(LayoutError(format!(
+                "fs: {reserved_segments} reserved segments for overprovision {ovp_pct}% exceed the {main_segments} main segments"
+            )));
+        }
+        let ovp_segments = ((main_segments - reserved_segments) as f64 * ovp_pct / 100.0) as u32 + reserved_segments;
+        let user_blocks = (main_segments.saturating_sub(ovp_segments)) as u64 * spb;
+        let cp_blkaddr = segment0;
+        let sit_blkaddr = cp_blkaddr + cp_segments as u64 * spb;
+        let nat_blkaddr = sit_blkaddr + 2 * sit_segments as u64 * spb;
+        let ssa_blkaddr = nat_blkaddr + 2 * nat_segments as u64 * spb;
+        Ok(Layout {
+            blocks,
+            segs_per_sec,
+            cp_blkaddr,
+            sit_blkaddr,
+            sit_segments,
+            nat_blkaddr,
+            nat_segments,
+            ssa_blkaddr,
+            ssa_segments,
+            main_blkaddr,
+            main_segments,
+            main_sections,
+            overprovision_pct: (ovp_pct * 100.0).round() / 100.0,
+            ovp_segments,
+            reserved_segments,
+            user_blocks,
+            max_nid: (nat_segments as u64 * spb * NAT_ENTRY_PER_BLOCK).min(u32::MAX as u64 - 1) as u32,
+        })
+    }
+
+    pub fn blocks_per_sec(&self) -> u64 {
+        BLOCKS_PER_SEG as u64 * self.segs_per_sec as u64
+    }
+
+    /// Reserved sections (free sections FG GC must keep).
+    pub fn reserved_sections(&self) -> u32 {
+        self.reserved_segments / self.segs_per_sec
+    }
+
+    pub fn seg_start(&self, segno: u32) -> u64 {
+        self.main_blkaddr + segno as u64 * BLOCKS_PER_SEG as u64
+    }
+
+    /// Main-area segment of block address `blk`.
+    pub fn segno_of(&self, blk: u64) -> u32 {
+        debug_assert!(blk >= self.main_blkaddr, "block {blk} is not in the main area");
+        ((blk - self.main_blkaddr) / BLOCKS_PER_SEG as u64) as u32
+    }
+
+    pub fn sec_of_seg(&self, segno: u32) -> u32 {
+        segno / self.segs_per_sec
+    }
+
+    /// SIT / NAT block holding the entry of segment / node id (first copy).
+    pub fn sit_block_of(&self, segno: u32) -> u64 {
+        self.sit_blkaddr + segno as u64 / SIT_ENTRY_PER_BLOCK
+    }
+    pub fn nat_block_of(&self, nid: u32) -> u64 {
+        self.nat_blkaddr + nid as u64 / NAT_ENTRY_PER_BLOCK
+    }
+    pub fn ssa_block_of(&self, segno: u32) -> u64 {
+        self.ssa_blkaddr + segno as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixteen_gib_two_mib_sections() {
+        let l = Layout::mkfs(16 << 18, 1, None).unwrap();
+        assert_eq!(l.cp_blkaddr, 512);
+        assert!(l.main_blkaddr > l.ssa_blkaddr);
+        assert_eq!(l.main_blkaddr % 512, 0);
+        // Meta areas are small: main holds over 99% of the partition.
+        assert!(l.main_segments as u64 * 512 > (16u64 << 18) * 99 / 100);
+        assert!(l.overprovision_pct > 0.0 && l.overprovision_pct < 10.0);
+        assert!(l.reserved_segments >= 2 * 6);
+        assert!(l.user_blocks < l.main_segments as u64 * 512);
+    }
+
+    #[test]
+    fn big_sections_reserve_much_more() {
+        let small = Layout::mkfs(16 << 18, 1, None).unwrap();
+        let big = Layout::mkfs(16 << 18, 16, None).unwrap();
+        assert_eq!(big.main_blkaddr % (512 * 16), 0, "main area aligns to 32 MiB sections");
+        assert!(big.ovp_segments > 3 * small.ovp_segments, "{} vs {}", big.ovp_segments, small.ovp_segments);
+    }
+
+    #[test]
+    fn too_small_is_an_error() {
+        let e = Layout::mkfs(64 << 8, 16, None).unwrap_err();
+        assert!(e.0.contains("main sections"), "{e}");
+        assert!(Layout::mkfs(16 << 18, 3, None).unwrap_err().0.contains("segs_per_sec = 3"));
+    }
+}

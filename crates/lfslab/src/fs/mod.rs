@@ -1,0 +1,16 @@
+//! The log-structured filesystem. F2FS is the baseline; the designs of the
+//! other papers will be configurations and policies of this same code.
+
+mod config;
+mod f2fs;
+pub mod layout;
+pub mod node;
+pub mod segment;
+pub mod victim;
+
+pub use config::{DiscardPolicy, FsConfig, FsCosts, FsMode, IpuPolicy};
+pub use f2fs::{F2fs, FsError, FsLockStats, FsStats, Ino};
+pub use layout::Layout;
+
+#[cfg(test)]
+mod f2fs_tests;

@@ -1,0 +1,444 @@
+//! The segment manager: SIT entries (valid bitmap, valid count, mtime per
+//! main segment), section accounting, free / prefree sections, and the six
+//! active logs (F2FS `curseg`) with LFS (append) and SSR (threaded logging)
+//! allocation.
+//!
+//! F2FS rules kept here (fs/f2fs/segment.c):
+//! * a section whose last valid block dies becomes *prefree*; it is free
+//!   only after the next checkpoint (so a crash never reuses live blocks);
+//! * SSR reuses only blocks invalid in both the current and the
+//!   checkpointed bitmap (`ckpt_valid_map`);
+//! * a log fills the segments of its section in order, then takes the next
+//!   free section after a hint, as `get_new_segment` does;
+//! * segment mtime is the block-weighted mean (`update_segment_mtime`).
+
+use super::layout::{Layout, BLOCKS_PER_SEG};
+use crate::sim::SimTime;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum LogType {
+    HotData,
+    WarmData,
+    ColdData,
+    HotNode,
+    WarmNode,
+    ColdNode,
+}
+
+impl LogType {
+    pub const ALL: [LogType; 6] =
+        [LogType::HotData, LogType::WarmData, LogType::ColdData, LogType::HotNode, LogType::WarmNode, LogType::ColdNode];
+    pub fn is_node(self) -> bool {
+        matches!(self, LogType::HotNode | LogType::WarmNode | LogType::ColdNode)
+    }
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum AllocMode {
+    Lfs,
+    Ssr,
+}
+
+#[derive(Clone, Debug)]
+struct SegEntry {
+    valid: u16,
+    map: [u64; 8],
+    ckpt_map: [u64; 8],
+    mtime_ns: u64,
+    /// Log whose data the segment holds (set when a log opens it).
+    log: Option<LogType>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SecState {
+    Free,
+    InUse,
+    Prefree,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Curseg {
+    segno: u32,
+    next_blkoff: u32,
+    mode: AllocMode,
+}
+
+/// What a GC victim policy sees of one section.
+#[derive(Clone, Copy, Debug)]
+pub struct SectionView {
+    pub secno: u32,
+    pub valid_blocks: u32,
+    pub mtime_ns: u64,
+}
+
+pub struct SegmentManager {
+    layout: Layout,
+    segs: Vec<SegEntry>,
+    sec_valid: Vec<u32>,
+    sec_state: Vec<SecState>,
+    free_count: u32,
+    prefree: BTreeSet<u32>,
+    cursegs: [Option<Curseg>; 6],
+    free_hint: u32,
+    dirty_sit_blocks: BTreeSet<u64>,
+    dirty_sit_entries: BTreeSet<u32>,
+    /// Segments the logs have left since the last `take_closed_segments`
+    /// (their SSA blocks are due).
+    closed: Vec<u32>,
+}
+
+/// What a checkpoint did to the segment state.
+#[derive(Clone, Debug, Default)]
+pub struct SitCheckpoint {
+    /// Sections that turned from prefree to free.
+    pub freed: Vec<u32>,
+    pub dirty_entries: usize,
+    /// SIT blocks (first copy) holding dirty entries.
+    pub dirty_blocks: Vec<u64>,
+}
+
+#[inline]
+fn bit(map: &[u64; 8], off: u32) -> bool {
+    map[(off / 64) as usize] >> (off % 64) & 1 == 1
+}
+
+impl SegmentManager {
+    pub fn new(layout: &Layout) -> Self {
+        let secs = layout.main_sections as usize;
+        SegmentManager {
+            layout: layout.clone(),
+            segs: vec![
+                SegEntry { valid: 0, map: [0; 8], ckpt_map: [0; 8], mtime_ns: 0, log: None };
+                layout.main_segments as usize
+            ],
+            sec_valid: vec![0; secs],
+            sec_state: vec![SecState::Free; secs],
+            free_count: secs as u32,
+            prefree: BTreeSet::new(),
+            cursegs: [None; 6],
+            free_hint: 0,
+            dirty_sit_blocks: BTreeSet::new(),
+            dirty_sit_entries: BTreeSet::new(),
+            closed: Vec::new(),
+        }
+    }
+
+    pub fn free_sections(&self) -> u32 {
+        self.free_count
+    }
+    pub fn prefree_sections(&self) -> usize {
+        self.prefree.len()
+    }
+    pub fn valid_blocks_total(&self) -> u64 {
+        self.sec_valid.iter().map(|&v| v as u64).sum()
+    }
+    pub fn curseg_mode(&self, log: LogType) -> Option<AllocMode> {
+        self.cursegs[log.index()].map(|c| c.mode)
+    }
+
+    fn sec_is_current(&self, secno: u32) -> bool {
+        self.cursegs.iter().flatten().any(|c| self.layout.sec_of_seg(c.segno) == secno)
+    }
+
+    fn take_free_section(&mut self) -> Option<u32> {
+        let n = self.layout.main_sections;
+        (0..n).map(|i| (self.free_hint + i) % n).find(|&s| self.sec_state[s as usize] == SecState::Free).inspect(|&s| {
+            self.sec_state[s as usize] = SecState::InUse;
+            self.free_count -= 1;
+            self.free_hint = (s + 1) % n;
+        })
+    }
+
+    /// Open a new segment for `log`: the next segment of its section, or the
+    /// first of a new free section; `ssr` picks a dirty segment instead.
+    fn new_segment(&mut self, log: LogType, ssr: bool) -> Result<(), NoSpace> {
+        let old = self.cursegs[log.index()].map(|c| c.segno);
+        let r = self.open_segment(log, ssr);
+        if let Some(old) = old {
+            self.closed.push(old);
+            self.release_if_dead(self.layout.sec_of_seg(old));
+        }
+        r
+    }
+
+    /// A section left by its last log with no valid block becomes prefree.
+    fn release_if_dead(&mut self, sec: u32) {
+        if self.sec_valid[sec as usize] == 0 && self.sec_state[sec as usize] == SecState::InUse && !self.sec_is_current(sec) {
+            self.sec_state[sec as usize] = SecState::Prefree;
+            self.prefree.insert(sec);
+        }
+    }
+
+    fn open_segment(&mut self, log: LogType, ssr: bool) -> Result<(), NoSpace> {
+        if ssr {
+            if let Some(segno) = self.ssr_victim(log) {
+                self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Ssr });
+                self.advance_ssr(log);
+                if self.cursegs[log.index()].is_some_and(|c| c.next_blkoff < BLOCKS_PER_SEG) {
+                    return Ok(());
+                }
+            }
+        }
+        let spsec = self.layout.segs_per_sec;
+        let next_in_sec = self.cursegs[log.index()]
+            .filter(|c| c.mode == AllocMode::Lfs && (c.segno + 1) % spsec != 0)
+            .map(|c| c.segno + 1)
+            .filter(|&s| self.segs[s as usize].valid == 0 && self.segs[s as usize].log.is_none());
+        let segno = match next_in_sec {
+            Some(s) => s,
+            None => self.take_free_section().ok_or(NoSpace)? * spsec,
+        };
+        self.segs[segno as usize].log = Some(log);
+        self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Lfs });
+        Ok(())
+    }
+
+    /// SSR victim: the dirty segment of the same kind (data/node) with the
+    /// fewest blocks unusable (valid now or at the last checkpoint).
+    fn ssr_victim(&self, log: LogType) -> Option<u32> {
+        let mut best: Option<(u32, u32)> = None;
+        for (segno, e) in self.segs.iter().enumerate() {
+            let Some(l) = e.log else { continue };
+            if l.is_node() != log.is_node() || self.cursegs.iter().flatten().any(|c| c.segno == segno as u32) {
+                continue;
+            }
+            let used: u32 = e.map.iter().zip(&e.ckpt_map).map(|(a, b)| (a | b).count_ones()).sum();
+            if used < BLOCKS_PER_SEG && best.is_none_or(|(u, _)| used < u) {
+                best = Some((used, segno as u32));
+            }
+        }
+        best.map(|(_, s)| s)
+    }
+
+    /// Move an SSR curseg's next_blkoff to the next block usable by SSR.
+    fn advance_ssr(&mut self, log: LogType) {
+        let c = self.cursegs[log.index()].as_mut().expect("open");
+        let e = &self.segs[c.segno as usize];
+        while c.next_blkoff < BLOCKS_PER_SEG && (bit(&e.map, c.next_blkoff) || bit(&e.ckpt_map, c.next_blkoff)) {
+            c.next_blkoff += 1;
+        }
+    }
+
+    /// Allocate the next block of `log` and mark it valid; `ssr` asks for
+    /// slack-space recycling when a new segment is needed.
+    pub fn alloc(&mut self, log: LogType, now: SimTime, ssr: bool) -> Result<u64, NoSpace> {
+        loop {
+            match self.cursegs[log.index()] {
+                Some(c) if c.next_blkoff < BLOCKS_PER_SEG => break,
+                _ => self.new_segment(log, ssr)?,
+            }
+        }
+        let c = self.cursegs[log.index()].expect("open");
+        let blk = self.layout.seg_start(c.segno) + c.next_blkoff as u64;
+        self.mark_valid(blk, now);
+        let c = self.cursegs[log.index()].as_mut().expect("open");
+        c.next_blkoff += 1;
+        if c.mode == AllocMode::Ssr {
+            self.advance_ssr(log);
+        }
+        Ok(blk)
+    }
+
+    fn mark_dirty(&mut self, segno: u32) {
+        self.dirty_sit_entries.insert(segno);
+        self.dirty_sit_blocks.insert(self.layout.sit_block_of(segno));
+    }
+
+    pub fn mark_valid(&mut self, blk: u64, now: SimTime) {
+        let segno = self.layout.segno_of(blk);
+        let off = (blk - self.layout.seg_start(segno)) as u32;
+        let e = &mut self.segs[segno as usize];
+        assert!(!bit(&e.map, off), "block {blk} allocated while still valid");
+        e.map[(off / 64) as usize] |= 1 << (off % 64);
+        // update_segment_mtime: block-weighted running mean.
+        let v = e.valid as i64;
+        e.mtime_ns = (e.mtime_ns as i64 + (now.ns() as i64 - e.mtime_ns as i64) / (v + 1)) as u64;
+        e.valid += 1;
+        let sec = self.layout.sec_of_seg(segno) as usize;
+        self.sec_valid[sec] += 1;
+        if self.sec_state[sec] == SecState::Prefree {
+            // SSR can reuse a prefree section's checkpoint-invalid blocks.
+            self.prefree.remove(&(sec as u32));
+            self.sec_state[sec] = SecState::InUse;
+        }
+        self.mark_dirty(segno);
+    }
+
+    pub fn invalidate(&mut self, blk: u64) {
+        let segno = self.layout.segno_of(blk);
+        let off = (blk - self.layout.seg_start(segno)) as u32;
+        let e = &mut self.segs[segno as usize];
+        assert!(bit(&e.map, off), "invalidating block {blk} that is not valid");
+        e.map[(off / 64) as usize] &= !(1 << (off % 64));
+        e.valid -= 1;
+        let sec = self.layout.sec_of_seg(segno);
+        self.sec_valid[sec as usize] -= 1;
+        self.mark_dirty(segno);
+        self.release_if_dead(sec);
+    }
+
+    pub fn is_valid(&self, blk: u64) -> bool {
+        let segno = self.layout.segno_of(blk);
+        let off = (blk - self.layout.seg_start(segno)) as u32;
+        bit(&self.segs[segno as usize].map, off)
+    }
+
+    /// Valid blocks of segment `segno`, in address order.
+    pub fn valid_blocks_of(&self, segno: u32) -> impl Iterator<Item = u64> + '_ {
+        let start = self.layout.seg_start(segno);
+        let e = &self.segs[segno as usize];
+        (0..BLOCKS_PER_SEG).filter(move |&o| bit(&e.map, o)).map(move |o| start + o as u64)
+    }
+
+    pub fn segment_valid(&self, segno: u32) -> u16 {
+        self.segs[segno as usize].valid
+    }
+
+    pub fn segment_log(&self, segno: u32) -> Option<LogType> {
+        self.segs[segno as usize].log
+    }
+
+    /// Sections a GC victim may come from: in use, not open by a log.
+    pub fn victim_candidates(&self) -> Vec<SectionView> {
+        let spsec = self.layout.segs_per_sec as usize;
+        (0..self.layout.main_sections)
+            .filter(|&s| self.sec_state[s as usize] == SecState::InUse && !self.sec_is_current(s))
+            .map(|s| {
+                let segs = &self.segs[s as usize * spsec..(s as usize + 1) * spsec];
+                let mtime_ns = segs.iter().map(|e| e.mtime_ns as u128).sum::<u128>() / spsec as u128;
+                SectionView { secno: s, valid_blocks: self.sec_valid[s as usize], mtime_ns: mtime_ns as u64 }
+            })
+            .collect()
+    }
+
+    pub fn take_closed_segments(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.closed)
+    }
+
+    /// Checkpoint: prefree sections become free (returned, for discard), the
+    /// checkpointed bitmaps catch up, and the dirty SIT state is reported and
+    /// cleared.
+    pub fn checkpoint(&mut self) -> SitCheckpoint {
+        let freed: Vec<u32> = std::mem::take(&mut self.prefree).into_iter().collect();
+        let spsec = self.layout.segs_per_sec as usize;
+        for &s in &freed {
+            debug_assert_eq!(self.sec_valid[s as usize], 0);
+            self.sec_state[s as usize] = SecState::Free;
+            self.free_count += 1;
+            for e in &mut self.segs[s as usize * spsec..(s as usize + 1) * spsec] {
+                e.log = None;
+                e.mtime_ns = 0;
+            }
+        }
+        for &segno in &self.dirty_sit_entries {
+            let e = &mut self.segs[segno as usize];
+            e.ckpt_map = e.map;
+        }
+        let dirty_entries = std::mem::take(&mut self.dirty_sit_entries).len();
+        let dirty_blocks = std::mem::take(&mut self.dirty_sit_blocks).into_iter().collect();
+        SitCheckpoint { freed, dirty_entries, dirty_blocks }
+    }
+
+    /// Consistency: per-section counts equal the sum of segment bitmaps, and
+    /// the free count matches the states.
+    pub fn check(&self) -> Result<(), String> {
+        let spsec = self.layout.segs_per_sec as usize;
+        for s in 0..self.layout.main_sections as usize {
+            let sum: u32 = self.segs[s * spsec..(s + 1) * spsec]
+                .iter()
+                .map(|e| {
+                    let pop: u32 = e.map.iter().map(|w| w.count_ones()).sum();
+                    assert_eq!(pop, e.valid as u32, "segment bitmap and count disagree");
+                    pop
+                })
+                .sum();
+            if sum != self.sec_valid[s] {
+                return Err(format!("section {s}: bitmaps hold {sum} valid blocks, count says {}", self.sec_valid[s]));
+            }
+            if self.sec_state[s] == SecState::Free && sum != 0 {
+                return Err(format!("free section {s} holds {sum} valid blocks"));
+            }
+        }
+        let free = self.sec_state.iter().filter(|&&s| s == SecState::Free).count() as u32;
+        if free != self.free_count {
+            return Err(format!("{free} free sections but count says {}", self.free_count));
+        }
+        Ok(())
+    }
+}
+
+/// No free section left for a log: the filesystem is out of space (a GC or
+/// configuration problem the caller must handle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoSpace;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sm() -> SegmentManager {
+        SegmentManager::new(&Layout::mkfs(256 << 8, 2, Some(5.0)).unwrap())
+    }
+
+    #[test]
+    fn lfs_fills_section_then_takes_next() {
+        let mut m = sm();
+        let free0 = m.free_sections();
+        let first = m.alloc(LogType::WarmData, SimTime(1), false).unwrap();
+        assert_eq!(m.free_sections(), free0 - 1);
+        let mut last = first;
+        for _ in 1..1024 {
+            let b = m.alloc(LogType::WarmData, SimTime(1), false).unwrap();
+            assert_eq!(b, last + 1, "append-only within a section");
+            last = b;
+        }
+        // Section of 2 segments (1024 blocks) is full: the next block opens a new section.
+        m.alloc(LogType::WarmData, SimTime(1), false).unwrap();
+        assert_eq!(m.free_sections(), free0 - 2);
+        m.check().unwrap();
+    }
+
+    #[test]
+    fn dead_section_is_prefree_until_checkpoint() {
+        let mut m = sm();
+        let blocks: Vec<u64> = (0..1024).map(|_| m.alloc(LogType::ColdData, SimTime(0), false).unwrap()).collect();
+        // Move the log off this section.
+        m.alloc(LogType::ColdData, SimTime(0), false).unwrap();
+        let free = m.free_sections();
+        for b in &blocks {
+            m.invalidate(*b);
+        }
+        assert_eq!(m.prefree_sections(), 1);
+        assert_eq!(m.free_sections(), free);
+        let c = m.checkpoint();
+        assert_eq!(c.freed.len(), 1);
+        assert!(c.dirty_entries >= 2 && !c.dirty_blocks.is_empty());
+        assert_eq!(m.free_sections(), free + 1);
+        m.check().unwrap();
+    }
+
+    #[test]
+    fn ssr_reuses_only_checkpoint_invalid_blocks() {
+        let mut m = sm();
+        let blocks: Vec<u64> = (0..1100).map(|_| m.alloc(LogType::WarmData, SimTime(0), false).unwrap()).collect();
+        // Kill every other block of the first segment, before any checkpoint.
+        for b in blocks[..512].iter().step_by(2) {
+            m.invalidate(*b);
+        }
+        // Not yet checkpointed: SSR must not hand out those blocks.
+        let c = m.checkpoint();
+        assert!(c.freed.is_empty());
+        // Force the log to a new segment by SSR: fill the current segment first.
+        while m.curseg_mode(LogType::WarmData) == Some(AllocMode::Lfs) {
+            m.alloc(LogType::WarmData, SimTime(0), true).unwrap();
+        }
+        let b = m.alloc(LogType::WarmData, SimTime(0), true).unwrap();
+        assert!(blocks[..512].iter().step_by(2).any(|&x| x == b), "SSR reused a dead block {b}");
+        m.check().unwrap();
+    }
+}
