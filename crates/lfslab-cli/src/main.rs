@@ -167,11 +167,11 @@ fn bench(s: Scenario) -> anyhow::Result<()> {
     let cap = s.ssd.logical_pages * 4096;
     println!("bench: {} | {:.1} GiB exported | seed {}", s.name, cap as f64 / (1u64 << 30) as f64, s.seed);
     let t0 = Instant::now();
-    let mut run = Run::new(s);
+    let mut run = Run::new(s)?;
     let build = t0.elapsed();
     let t1 = Instant::now();
     let before = run.ssd().stats();
-    run.precondition();
+    run.precondition()?;
     let pre = t1.elapsed();
     let pre_stats = run.ssd().stats().since(&before);
     let t2 = Instant::now();

@@ -14,8 +14,8 @@ fn main() {
         overrides.push(format!("job.0.io_size=\"{gib}g\""));
     }
     let s = Scenario::from_toml_str_with(builtin("bench").expect("built-in"), &overrides).expect("bench scenario");
-    let mut run = Run::new(s);
-    run.precondition();
+    let mut run = Run::new(s).expect("bench scenario builds");
+    run.precondition().expect("precondition");
     let t = Instant::now();
     run.measure().expect("bench run");
     let wall = t.elapsed().as_secs_f64();

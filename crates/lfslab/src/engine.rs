@@ -1,37 +1,56 @@
-//! Assembles a scenario into a running stack (workload -> NVMe -> FTL ->
-//! NAND) and runs it in phases: precondition, measure, report. Phases are
-//! separate calls so a benchmark can time them; the library itself never
-//! reads the wall clock.
+//! Assembles a scenario into a running stack (workload -> [filesystem] ->
+//! NVMe -> FTL -> NAND) and runs it in phases: precondition, measure,
+//! report. Phases are separate calls so a benchmark can time them; the
+//! library itself never reads the wall clock.
 
-use crate::ftl::{mapping_checker, Ssd};
-use crate::metrics::{DeviceReport, DirReport, FtlReport, JobReport, RunReport, SimReport};
+use crate::fs::{F2fs, FsStats};
+use crate::ftl::{mapping_checker, FtlStats, Ssd};
+use crate::metrics::{DeviceReport, DirReport, FsReport, FtlReport, JobReport, RunReport, SimReport};
+use crate::nvme::Partition;
 use crate::oracle::DataOracle;
 use crate::scenario::Scenario;
 use crate::sim::{LimitExceeded, SimRng, SimTime};
-use crate::workload::{self, DirResult, PreconditionSummary, RunOutcome};
-use crate::ftl::FtlStats;
+use crate::workload::{self, DirResult, FileRunError, FileSet, PreconditionSummary, RunOutcome};
 
 #[derive(Debug)]
 pub enum RunError {
     Limit(LimitExceeded),
     /// A full consistency check failed: a simulator bug, with context.
     Invariant(String),
+    /// The filesystem refused an operation (e.g. the files do not fit).
+    Fs(String),
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunError::Limit(l) => write!(f, "{l}"),
-            RunError::Invariant(m) => write!(f, "FTL invariant violated: {m}"),
+            RunError::Invariant(m) => write!(f, "invariant violated: {m}"),
+            RunError::Fs(m) => write!(f, "{m}"),
         }
     }
 }
 impl std::error::Error for RunError {}
 
+impl From<FileRunError> for RunError {
+    fn from(e: FileRunError) -> Self {
+        match e {
+            FileRunError::Limit(l) => RunError::Limit(l),
+            FileRunError::Fs(e) => RunError::Fs(format!("filesystem error: {e}")),
+        }
+    }
+}
+
+type FsStack = F2fs<Partition<Ssd>>;
+
+enum Stack {
+    Raw { ssd: Ssd, oracle: DataOracle },
+    Fs { fs: Box<FsStack>, files: Option<FileSet>, before: FsStats },
+}
+
 pub struct Run {
     scenario: Scenario,
-    ssd: Ssd,
-    oracle: DataOracle,
+    stack: Stack,
     rng: SimRng,
     now: SimTime,
     precondition: PreconditionSummary,
@@ -40,68 +59,131 @@ pub struct Run {
 }
 
 const SIMPLIFICATIONS: [&str; 3] = [
-    "device GC collects a whole victim superblock synchronously when free superblocks fall below the threshold (NVMeVirt-style foreground GC); there is no idle-time background GC yet",
+    "device GC collects a whole victim superblock synchronously when free superblocks fall below the threshold (NVMeVirt-style foreground GC); there is no idle-time background GC in the FTL yet",
     "a read of data whose program was already issued waits for the NAND program instead of hitting the write buffer",
-    "host CPU costs per I/O are fixed assumptions (host.submit_ns, host.complete_ns), not measured kernel paths",
+    "host CPU costs per I/O are fixed assumptions (host.submit_ns, host.complete_ns, fs.*_ns), not measured kernel paths",
+];
+
+const FS_SIMPLIFICATIONS: [&str; 2] = [
+    "filesystem: no page cache yet, file I/O is direct (O_DIRECT); one flat directory; node blocks are always cached in memory",
+    "filesystem: no roll-forward recovery or crash injection yet; fsync writes the file's dirty nodes and flushes",
 ];
 
 impl Run {
-    pub fn new(scenario: Scenario) -> Run {
+    pub fn new(scenario: Scenario) -> Result<Run, RunError> {
         let ssd = Ssd::new(scenario.ssd.clone()).expect("scenario validated the device");
-        let oracle = DataOracle::new(scenario.ssd.logical_pages);
-        let rng = SimRng::new(scenario.seed);
-        Run {
+        let stack = match &scenario.fs {
+            None => Stack::Raw { oracle: DataOracle::new(scenario.ssd.logical_pages), ssd },
+            Some(f) => {
+                let part = Partition::new(ssd, f.partition_blocks);
+                let fs = F2fs::format(part, f.config.clone()).map_err(|e| RunError::Fs(e.to_string()))?;
+                Stack::Fs { fs: Box::new(fs), files: None, before: FsStats::default() }
+            }
+        };
+        Ok(Run {
+            rng: SimRng::new(scenario.seed),
             scenario,
-            ssd,
-            oracle,
-            rng,
+            stack,
             now: SimTime::ZERO,
             precondition: PreconditionSummary::default(),
             stats_before: FtlStats::default(),
             outcome: None,
-        }
+        })
     }
 
     pub fn ssd(&self) -> &Ssd {
-        &self.ssd
+        match &self.stack {
+            Stack::Raw { ssd, .. } => ssd,
+            Stack::Fs { fs, .. } => &fs.dev.dev,
+        }
     }
 
-    pub fn precondition(&mut self) {
-        let mut prng = self.rng.fork("precondition");
-        let (end, summary) =
-            workload::precondition(&mut self.ssd, &mut self.oracle, &self.scenario.precondition, &mut prng, self.now);
-        self.now = end;
-        self.precondition = summary;
-        self.stats_before = self.ssd.stats();
+    /// Raw device: fill + random overwrite. Filesystem: fio's layout of every
+    /// job's files, then `random_overwrite` x their size of 4 KiB overwrites.
+    pub fn precondition(&mut self) -> Result<(), RunError> {
+        let prng = self.rng.fork("precondition");
+        match &mut self.stack {
+            Stack::Raw { ssd, oracle } => {
+                let mut r = prng;
+                let (end, summary) = workload::precondition(ssd, oracle, &self.scenario.precondition, &mut r, self.now);
+                self.now = end;
+                self.precondition = summary;
+            }
+            Stack::Fs { fs, files, before } => {
+                let (set, mut t) =
+                    workload::layout_files(fs, &self.scenario.jobs, &prng, self.now).map_err(|e| RunError::Fs(format!("laying out files: {e}")))?;
+                if self.scenario.precondition.random_overwrite > 0.0 {
+                    t = workload::age_files(fs, &set, self.scenario.precondition.random_overwrite, &prng, t)
+                        .map_err(|e| RunError::Fs(format!("aging files: {e}")))?;
+                }
+                // The prepared data set is synced (a checkpoint), as a user
+                // would after creating it and before measuring.
+                t = fs.checkpoint(t);
+                self.precondition = PreconditionSummary {
+                    blocks_written: fs.stats().app_write_blocks,
+                    sim_time_s: t.saturating_since(self.now).as_secs_f64(),
+                };
+                *before = fs.stats().clone();
+                *files = Some(set);
+                self.now = t;
+            }
+        }
+        self.stats_before = self.ssd().stats();
+        Ok(())
     }
 
     pub fn measure(&mut self) -> Result<(), RunError> {
         let wrng = self.rng.fork("workload");
-        let outcome = workload::run_jobs(
-            &mut self.ssd,
-            &mut self.oracle,
-            &self.scenario.jobs,
-            self.scenario.host,
-            &wrng,
-            self.now,
-            self.scenario.limits,
-            self.scenario.series_interval,
-        )
-        .map_err(RunError::Limit)?;
+        let s = &self.scenario;
+        let outcome = match &mut self.stack {
+            Stack::Raw { ssd, oracle } => workload::run_jobs(
+                ssd,
+                oracle,
+                &s.jobs,
+                s.host,
+                &wrng,
+                self.now,
+                s.limits,
+                s.series_interval,
+            )
+            .map_err(RunError::Limit)?,
+            Stack::Fs { fs, files, .. } => {
+                let set = files.as_ref().expect("precondition() lays out the files first");
+                let f = s.fs.as_ref().expect("fs stack has an fs scenario");
+                fs.dev.dev.start_activity_log(self.now, s.series_interval);
+                let mut out = workload::run_file_jobs(
+                    fs,
+                    set,
+                    &s.jobs,
+                    s.host,
+                    &wrng,
+                    self.now,
+                    s.limits,
+                    s.series_interval,
+                    f.daemon_interval,
+                )?;
+                let activity = fs.dev.dev.take_activity_log().expect("started above");
+                out.series.add_device_activity(&activity.program_slots, &activity.gc_victims, out.end);
+                out
+            }
+        };
         self.outcome = Some(outcome);
         Ok(())
     }
 
     pub fn report(self) -> Result<RunReport, RunError> {
-        if self.scenario.check_invariants {
-            mapping_checker::check(&self.ssd).map_err(RunError::Invariant)?;
-        }
-        let outcome = self.outcome.expect("measure() before report()");
-        let start = self.now;
         let s = &self.scenario;
+        if s.check_invariants {
+            mapping_checker::check(self.ssd()).map_err(|e| RunError::Invariant(format!("FTL: {e}")))?;
+            if let Stack::Fs { fs, .. } = &self.stack {
+                fs.check_consistency().map_err(|e| RunError::Invariant(format!("F2FS: {e}")))?;
+            }
+        }
+        let outcome = self.outcome.as_ref().expect("measure() before report()");
+        let start = self.now;
         let g = &s.ssd.geometry;
-        let counters = self.ssd.stats().since(&self.stats_before);
-        let erases = self.ssd.erase_counts();
+        let counters = self.ssd().stats().since(&self.stats_before);
+        let erases = self.ssd().erase_counts();
         let device = DeviceReport {
             preset: s.preset.name().into(),
             logical_bytes: s.ssd.logical_pages * 4096,
@@ -113,7 +195,7 @@ impl Run {
             superblocks: g.superblocks(),
             superblock_bytes: g.superblock_bytes(),
             mapping: s.ssd.ftl.mapping.clone(),
-            mapping_memory_bytes: self.ssd.mapping_memory_bytes(),
+            mapping_memory_bytes: self.ssd().mapping_memory_bytes(),
         };
         let jobs = outcome
             .jobs
@@ -128,45 +210,92 @@ impl Run {
                     total_ios: d.ios,
                     clat_ns: d.clat.summary(),
                 };
-                JobReport { jobname: j.name.clone(), read: dir(&j.read), write: dir(&j.write) }
+                JobReport { jobname: j.name.clone(), read: dir(&j.read), write: dir(&j.write), sync: dir(&j.sync) }
             })
             .collect();
         let ftl = FtlReport {
             gc_policy: s.ssd.ftl.victim_policy.clone(),
             waf: (counters.waf() * 1e6).round() / 1e6,
             gc_busy_s: counters.gc_busy_ns as f64 / 1e9,
-            counters,
-            free_superblocks_end: self.ssd.free_superblocks() as u64,
+            free_superblocks_end: self.ssd().free_superblocks() as u64,
             erase_count_min: erases.iter().copied().min().unwrap_or(0),
             erase_count_max: erases.iter().copied().max().unwrap_or(0),
             erase_count_mean: ((erases.iter().map(|&e| e as f64).sum::<f64>() / erases.len().max(1) as f64) * 1e4)
                 .round()
                 / 1e4,
+            counters: counters.clone(),
         };
+        let (fs_report, oracle) = match &self.stack {
+            Stack::Raw { oracle, .. } => (None, oracle.stats().clone()),
+            Stack::Fs { fs, before, .. } => {
+                let c = fs.stats().since(before);
+                let l = fs.layout();
+                let cfg = fs.config();
+                let round = |x: f64| (x * 1e6).round() / 1e6;
+                let total = if c.app_write_blocks == 0 {
+                    0.0
+                } else {
+                    counters.nand_write_slots() as f64 / c.app_write_blocks as f64
+                };
+                (
+                    Some(FsReport {
+                        kind: "f2fs".into(),
+                        mode: enum_name(&cfg.mode),
+                        ipu_policy: enum_name(&cfg.ipu_policy),
+                        discard: enum_name(&cfg.discard),
+                        partition_bytes: l.blocks * 4096,
+                        section_bytes: l.blocks_per_sec() * 4096,
+                        main_sections: l.main_sections,
+                        overprovision_pct: l.overprovision_pct,
+                        ovp_segments: l.ovp_segments,
+                        reserved_segments: l.reserved_segments,
+                        user_bytes: l.user_blocks * 4096,
+                        fs_waf: round(c.waf()),
+                        total_waf: round(total),
+                        mean_read_request_kib: round(c.mean_read_request_kib()),
+                        utilization_end_pct: round(fs.utilization_pct()),
+                        free_sections_end: fs.free_sections(),
+                        locks: fs.lock_stats(),
+                        counters: c,
+                    }),
+                    fs.oracle().clone(),
+                )
+            }
+        };
+        let mut simplifications: Vec<String> = SIMPLIFICATIONS.iter().map(|s| s.to_string()).collect();
+        if fs_report.is_some() {
+            simplifications.extend(FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
+        }
         Ok(RunReport {
             lfslab_version: env!("CARGO_PKG_VERSION").into(),
             scenario: s.name.clone(),
             seed: s.seed,
             device,
-            precondition: self.precondition,
+            precondition: self.precondition.clone(),
             jobs,
             ftl,
-            oracle: self.oracle.stats().clone(),
+            fs: fs_report,
+            oracle,
             sim: SimReport {
                 measured_sim_time_s: outcome.end.saturating_since(start).as_secs_f64(),
                 events: outcome.events,
                 invariants_checked: s.check_invariants,
             },
             timeseries: outcome.series.buckets().to_vec(),
-            simplifications: SIMPLIFICATIONS.iter().map(|s| s.to_string()).collect(),
+            simplifications,
         })
     }
 }
 
+/// The serde name of a unit enum variant ("adaptive", "idle-batched", ...).
+fn enum_name<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+}
+
 /// Precondition, measure and report in one call.
 pub fn run(scenario: Scenario) -> Result<RunReport, RunError> {
-    let mut r = Run::new(scenario);
-    r.precondition();
+    let mut r = Run::new(scenario)?;
+    r.precondition()?;
     r.measure()?;
     r.report()
 }

@@ -71,7 +71,19 @@ pub struct FsStats {
     pub out_of_space: u64,
 }
 
+macro_rules! fs_stats_since {
+    ($a:expr, $b:expr, $($f:ident),*) => { FsStats { $($f: $a.$f - $b.$f),* } };
+}
+
 impl FsStats {
+    /// Counters accumulated since `earlier` (for measured phases).
+    pub fn since(&self, earlier: &FsStats) -> FsStats {
+        fs_stats_since!(self, earlier, app_write_blocks, app_read_blocks, data_write_blocks, node_write_blocks,
+            meta_write_blocks, ipu_blocks, ssr_blocks, gc_fg_count, gc_bg_count, gc_moved_data_blocks,
+            gc_moved_node_blocks, gc_time_ns, fg_gc_stall_ns, checkpoints, checkpoint_time_ns, discard_cmds,
+            discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space)
+    }
+
     /// FS write amplification: blocks the FS wrote / blocks applications wrote.
     pub fn waf(&self) -> f64 {
         if self.app_write_blocks == 0 {

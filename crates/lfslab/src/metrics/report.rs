@@ -5,6 +5,7 @@
 
 use super::latency::LatencySummary;
 use super::timeseries::Bucket;
+use crate::fs::{FsLockStats, FsStats};
 use crate::ftl::FtlStats;
 use crate::oracle::OracleStats;
 use crate::workload::PreconditionSummary;
@@ -20,6 +21,9 @@ pub struct RunReport {
     pub precondition: PreconditionSummary,
     pub jobs: Vec<JobReport>,
     pub ftl: FtlReport,
+    /// Present when the jobs ran on a filesystem.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fs: Option<FsReport>,
     pub oracle: OracleStats,
     pub sim: SimReport,
     pub timeseries: Vec<Bucket>,
@@ -58,6 +62,40 @@ pub struct JobReport {
     pub jobname: String,
     pub read: DirReport,
     pub write: DirReport,
+    /// fsync calls, as fio's `sync` section (latency in clat_ns).
+    pub sync: DirReport,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FsReport {
+    pub kind: String,
+    pub mode: String,
+    pub ipu_policy: String,
+    pub discard: String,
+    pub partition_bytes: u64,
+    pub section_bytes: u64,
+    pub main_sections: u32,
+    pub overprovision_pct: f64,
+    pub ovp_segments: u32,
+    pub reserved_segments: u32,
+    pub user_bytes: u64,
+    /// Counters of the measured phase only.
+    pub counters: FsStats,
+    /// FS writes (data + node + metadata) / application writes.
+    pub fs_waf: f64,
+    /// NAND writes / application writes: the whole stack.
+    pub total_waf: f64,
+    /// Mean size of the read commands application reads turned into.
+    pub mean_read_request_kib: f64,
+    pub utilization_end_pct: f64,
+    pub free_sections_end: u32,
+    pub locks: FsLockStats,
+}
+
+impl PartialEq for FsReport {
+    fn eq(&self, other: &Self) -> bool {
+        serde_json::to_string(self).ok() == serde_json::to_string(other).ok()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -131,7 +169,7 @@ impl RunReport {
             "job", "dir", "IOPS", "MB/s", "mean us", "p50 us", "p99 us", "p99.9 us", "p99.99 us", "max us"
         );
         for j in &self.jobs {
-            for (dir, r) in [("read", &j.read), ("write", &j.write)] {
+            for (dir, r) in [("read", &j.read), ("write", &j.write), ("fsync", &j.sync)] {
                 if r.total_ios == 0 {
                     continue;
                 }
@@ -171,6 +209,51 @@ impl RunReport {
             "wear     erase count min {} max {} mean {:.2} | free superblocks at end {} | buffer-full waits {}",
             f.erase_count_min, f.erase_count_max, f.erase_count_mean, f.free_superblocks_end, c.buffer_full_waits
         );
+        if let Some(fs) = &self.fs {
+            let c = &fs.counters;
+            let _ = writeln!(
+                s,
+                "fs       {} {} (ipu {}, discard {}) | partition {}, {} sections of {}, OP {:.2}% ({} ovp / {} reserved segs) | util at end {:.1}%, {} free sections",
+                fs.kind,
+                fs.mode,
+                fs.ipu_policy,
+                fs.discard,
+                fmt_bytes(fs.partition_bytes as f64),
+                fs.main_sections,
+                fmt_bytes(fs.section_bytes as f64),
+                fs.overprovision_pct,
+                fs.ovp_segments,
+                fs.reserved_segments,
+                fs.utilization_end_pct,
+                fs.free_sections_end,
+            );
+            let _ = writeln!(
+                s,
+                "fs-gc    FG {} (writers stalled {:.3}s), BG {} | moved {} data + {} node blocks | {} checkpoints ({:.3}s) | SSR {} IPU {} blocks",
+                c.gc_fg_count,
+                c.fg_gc_stall_ns as f64 / 1e9,
+                c.gc_bg_count,
+                c.gc_moved_data_blocks,
+                c.gc_moved_node_blocks,
+                c.checkpoints,
+                c.checkpoint_time_ns as f64 / 1e9,
+                c.ssr_blocks,
+                c.ipu_blocks,
+            );
+            let _ = writeln!(
+                s,
+                "waf      FS {:.3} x FTL {:.3} = {:.3} | app {} -> FS data {} node {} meta {} | discards {} | mean read request {:.1} KiB",
+                fs.fs_waf,
+                self.ftl.waf,
+                fs.total_waf,
+                fmt_bytes((c.app_write_blocks * 4096) as f64),
+                fmt_bytes((c.data_write_blocks * 4096) as f64),
+                fmt_bytes((c.node_write_blocks * 4096) as f64),
+                fmt_bytes((c.meta_write_blocks * 4096) as f64),
+                c.discard_cmds,
+                fs.mean_read_request_kib,
+            );
+        }
         let o = &self.oracle;
         let _ = writeln!(
             s,

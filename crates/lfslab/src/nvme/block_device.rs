@@ -37,3 +37,38 @@ impl BlockDevice for crate::ftl::Ssd {
         crate::ftl::Ssd::flush(self, at)
     }
 }
+
+/// The first `blocks` of a device as a device of its own (a partition
+/// starting at LBA 0); the rest of the device is left untouched.
+pub struct Partition<D: BlockDevice> {
+    pub dev: D,
+    blocks: u64,
+}
+
+impl<D: BlockDevice> Partition<D> {
+    pub fn new(dev: D, blocks: u64) -> Self {
+        assert!(blocks > 0 && blocks <= dev.capacity_blocks(), "partition of {blocks} blocks does not fit the device");
+        Partition { dev, blocks }
+    }
+}
+
+impl<D: BlockDevice> BlockDevice for Partition<D> {
+    fn capacity_blocks(&self) -> u64 {
+        self.blocks
+    }
+    fn write(&mut self, at: SimTime, slba: Lpn, content: &[Fingerprint], stream: u8) -> SimTime {
+        assert!(slba.0 + content.len() as u64 <= self.blocks, "write beyond the partition");
+        self.dev.write(at, slba, content, stream)
+    }
+    fn read(&mut self, at: SimTime, slba: Lpn, nlb: u32, out: &mut Vec<Option<Fingerprint>>) -> SimTime {
+        assert!(slba.0 + nlb as u64 <= self.blocks, "read beyond the partition");
+        self.dev.read(at, slba, nlb, out)
+    }
+    fn discard(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime {
+        assert!(slba.0 + nlb as u64 <= self.blocks, "discard beyond the partition");
+        self.dev.discard(at, slba, nlb)
+    }
+    fn flush(&mut self, at: SimTime) -> SimTime {
+        self.dev.flush(at)
+    }
+}

@@ -5,6 +5,6 @@ mod block_device;
 mod command;
 mod queue;
 
-pub use block_device::BlockDevice;
+pub use block_device::{BlockDevice, Partition};
 pub use command::{Command, CommandId, Completion, CompletionFlags, Opcode, Status};
 pub use queue::{QueueFull, QueuePair};

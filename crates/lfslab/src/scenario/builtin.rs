@@ -1,7 +1,8 @@
 //! Built-in scenarios, shipped as TOML in the repository's `scenarios/`
 //! folder and embedded here so `lfslab run` works without files.
 
-pub const BUILTIN_NAMES: [&str; 4] = ["default", "bench", "femu-hotcold", "waf-vs-op"];
+pub const BUILTIN_NAMES: [&str; 6] =
+    ["default", "bench", "femu-hotcold", "waf-vs-op", "d2fs-fig1-fsgc", "d2fs-fig1-devgc"];
 
 /// The TOML text of a built-in scenario.
 pub fn builtin(name: &str) -> Option<&'static str> {
@@ -10,6 +11,8 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "bench" => Some(include_str!("../../../../scenarios/bench.toml")),
         "femu-hotcold" => Some(include_str!("../../../../scenarios/femu-hotcold.toml")),
         "waf-vs-op" => Some(include_str!("../../../../scenarios/waf-vs-op.toml")),
+        "d2fs-fig1-fsgc" => Some(include_str!("../../../../scenarios/d2fs-fig1-fsgc.toml")),
+        "d2fs-fig1-devgc" => Some(include_str!("../../../../scenarios/d2fs-fig1-devgc.toml")),
         _ => None,
     }
 }

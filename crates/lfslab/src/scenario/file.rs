@@ -39,6 +39,9 @@ pub struct ScenarioFile {
     pub host: HostSection,
     #[serde(default)]
     pub precondition: PreconditionSection,
+    /// A filesystem on the device; absent = jobs run on the raw device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs: Option<FsSection>,
     #[serde(default, rename = "job", skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobSection>,
     #[serde(default)]
@@ -170,9 +173,69 @@ pub struct JobSection {
     /// fio random_distribution: random, zipf:T, pareto:H, zoned:A/R:... (default random).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub random_distribution: Option<String>,
-    /// NVMe stream id for writes (default 0).
+    /// NVMe stream id for writes (default 0; raw device only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream: Option<u8>,
+    /// Files per job clone (fio nrfiles, default 1; filesystem only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nrfiles: Option<u32>,
+    /// Size of each file (fio filesize; default size / nrfiles; filesystem only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filesize: Option<SizeValue>,
+    /// fio direct: 1 = O_DIRECT (default 1; buffered I/O needs the page cache,
+    /// which is not built yet, and is rejected).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub direct: Option<u32>,
+    /// fio fsync: fsync after every N writes (default 0 = never).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fsync: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FsSection {
+    /// Filesystem: "f2fs" (default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Partition size in GiB from LBA 0 (default: the whole device).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition_gib: Option<f64>,
+    /// Segments per section, a power of two (default 1 = 2 MiB sections).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segs_per_sec: Option<u32>,
+    /// mkfs overprovision percent (default: mkfs.f2fs's best choice).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overprovision_pct: Option<f64>,
+    /// "adaptive" (default, SSR + IPU policy) or "lfs" (append only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// "none" (default), "force", "ssr", "util", "ssr-util".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ipu_policy: Option<String>,
+    /// min_ipu_util percent (default 70).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_ipu_util: Option<u32>,
+    /// "idle-batched" (default, stock F2FS), "immediate" or "off".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discard: Option<String>,
+    /// Background GC when idle (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bg_gc: Option<bool>,
+    /// Periodic checkpoint interval in seconds (default 60).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cp_interval_s: Option<f64>,
+    /// Host CPU ns per file system call (default 1000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub syscall_ns: Option<u64>,
+    /// Host CPU ns per 4 KiB block handled (default 500).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_block_ns: Option<u64>,
+    /// Host CPU ns per block migrated by FS GC (default 5000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_per_block_ns: Option<u64>,
+    /// Interval of the idle-work daemon (BG GC, discard) in ms (default 1000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub daemon_interval_ms: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]

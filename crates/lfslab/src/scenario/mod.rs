@@ -10,6 +10,7 @@ pub use builtin::{builtin, BUILTIN_NAMES};
 pub use error::ScenarioError;
 pub use file::*;
 
+use crate::fs::{DiscardPolicy, FsConfig, FsCosts, FsMode, IpuPolicy};
 use crate::ftl::{FtlConfig, SsdConfig};
 use crate::nand::{blocks_for_capacity, Preset, SLOT_BYTES};
 use crate::sim::{Limits, SimDuration};
@@ -30,6 +31,17 @@ pub struct Scenario {
     pub limits: Limits,
     pub series_interval: SimDuration,
     pub check_invariants: bool,
+    /// A filesystem on the device, if the scenario has an [fs] table.
+    pub fs: Option<FsScenario>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FsScenario {
+    pub config: FsConfig,
+    /// Partition size in 4 KiB blocks, from LBA 0.
+    pub partition_blocks: u64,
+    /// How often the idle-work daemon (BG GC, discard, periodic checkpoint) wakes.
+    pub daemon_interval: SimDuration,
 }
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -229,14 +241,23 @@ impl Scenario {
             )?,
         };
 
+        // ---- filesystem
+        let fs = match r.fs.as_mut() {
+            Some(f) => Some(resolve_fs(f, logical_pages)?),
+            None => None,
+        };
+
         // ---- jobs
         if r.jobs.is_empty() {
             return Err(ScenarioError::invalid("job", "[]", "at least one [[job]] table is required"));
         }
-        let device_bytes = logical_pages * SLOT_BYTES;
+        let device_bytes = match &fs {
+            Some(f) => f.partition_blocks * SLOT_BYTES,
+            None => logical_pages * SLOT_BYTES,
+        };
         let mut jobs = Vec::new();
         for (i, j) in r.jobs.iter_mut().enumerate() {
-            jobs.push(resolve_job(i, j, device_bytes)?);
+            jobs.push(resolve_job(i, j, device_bytes, fs.is_some())?);
         }
 
         // ---- limits, output
@@ -262,12 +283,91 @@ impl Scenario {
             limits: Limits { max_sim_time: SimDuration::from_secs_f64(max_sim), max_events },
             series_interval: SimDuration::from_secs_f64(interval_ms / 1000.0),
             check_invariants,
+            fs,
         })
     }
 }
 
-fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64) -> Result<JobSpec, ScenarioError> {
+fn resolve_fs(f: &mut FsSection, device_blocks: u64) -> Result<FsScenario, ScenarioError> {
+    let kind = f.kind.get_or_insert_with(|| "f2fs".into()).clone();
+    if kind != "f2fs" {
+        return Err(ScenarioError::invalid("fs.kind", format!("{kind:?}"), "unknown filesystem; valid: f2fs"));
+    }
+    let device_gib = device_blocks as f64 * SLOT_BYTES as f64 / GIB;
+    let partition_gib = finite_in("fs.partition_gib", *f.partition_gib.get_or_insert(device_gib), 1.0 / 64.0, device_gib)?;
+    let partition_blocks = (partition_gib * GIB / SLOT_BYTES as f64).floor() as u64;
+    let mode_text = f.mode.get_or_insert_with(|| "adaptive".into()).clone();
+    let mode = match mode_text.as_str() {
+        "adaptive" => FsMode::Adaptive,
+        "lfs" => FsMode::Lfs,
+        _ => return Err(ScenarioError::invalid("fs.mode", format!("{mode_text:?}"), "valid: adaptive, lfs")),
+    };
+    let ipu_text = f.ipu_policy.get_or_insert_with(|| "none".into()).clone();
+    let ipu_policy = match ipu_text.as_str() {
+        "none" => IpuPolicy::None,
+        "force" => IpuPolicy::Force,
+        "ssr" => IpuPolicy::Ssr,
+        "util" => IpuPolicy::Util,
+        "ssr-util" => IpuPolicy::SsrUtil,
+        _ => {
+            return Err(ScenarioError::invalid("fs.ipu_policy", format!("{ipu_text:?}"), "valid: none, force, ssr, util, ssr-util"))
+        }
+    };
+    let discard_text = f.discard.get_or_insert_with(|| "idle-batched".into()).clone();
+    let discard = match discard_text.as_str() {
+        "idle-batched" => DiscardPolicy::IdleBatched,
+        "immediate" => DiscardPolicy::Immediate,
+        "off" => DiscardPolicy::Off,
+        _ => {
+            return Err(ScenarioError::invalid("fs.discard", format!("{discard_text:?}"), "valid: idle-batched, immediate, off"))
+        }
+    };
+    let min_ipu_util = *f.min_ipu_util.get_or_insert(70);
+    if min_ipu_util > 100 {
+        return Err(ScenarioError::invalid("fs.min_ipu_util", min_ipu_util, "must be a percentage 0..=100"));
+    }
+    let segs_per_sec = *f.segs_per_sec.get_or_insert(1);
+    let d = FsCosts::default();
+    let config = FsConfig {
+        segs_per_sec,
+        overprovision_pct: f.overprovision_pct,
+        mode,
+        ipu_policy,
+        min_ipu_util,
+        discard,
+        bg_gc: *f.bg_gc.get_or_insert(true),
+        cp_interval_s: finite_in("fs.cp_interval_s", *f.cp_interval_s.get_or_insert(60.0), 0.001, 1e6)?,
+        dirty_nats_ratio: 10,
+        costs: FsCosts {
+            syscall_ns: *f.syscall_ns.get_or_insert(d.syscall_ns),
+            per_block_ns: *f.per_block_ns.get_or_insert(d.per_block_ns),
+            gc_per_block_ns: *f.gc_per_block_ns.get_or_insert(d.gc_per_block_ns),
+        },
+    };
+    // Validate the layout now so a bad partition is a scenario error, not a run failure.
+    crate::fs::Layout::mkfs(partition_blocks, segs_per_sec, f.overprovision_pct).map_err(|e| {
+        let msg = e.to_string();
+        let field = if msg.starts_with("fs.") { msg.split(' ').next().unwrap_or("fs").to_string() } else { "fs.partition_gib".into() };
+        ScenarioError::invalid(field, partition_gib, msg)
+    })?;
+    let daemon_ms = finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(1000.0), 1.0, 3.6e6)?;
+    Ok(FsScenario { config, partition_blocks, daemon_interval: SimDuration::from_secs_f64(daemon_ms / 1000.0) })
+}
+
+fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool) -> Result<JobSpec, ScenarioError> {
     let f = |name: &str| format!("job[{i}].{name}");
+    if !on_fs {
+        for (name, set) in [
+            ("nrfiles", j.nrfiles.is_some()),
+            ("filesize", j.filesize.is_some()),
+            ("direct", j.direct.is_some()),
+            ("fsync", j.fsync.is_some()),
+        ] {
+            if set {
+                return Err(ScenarioError::invalid(f(name), "(set)", "is a file option: add an [fs] table to run jobs on a filesystem"));
+            }
+        }
+    }
     let name = j.name.get_or_insert_with(|| format!("job{i}")).clone();
     let rw_text = j.rw.get_or_insert_with(|| "randwrite".into()).clone();
     let rw = RwMode::parse(&rw_text).ok_or_else(|| {
@@ -328,7 +428,44 @@ fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64) -> Result<JobSpe
     let distribution = AccessDistribution::parse(&dist_text)
         .map_err(|e| ScenarioError::invalid(f("random_distribution"), format!("{dist_text:?}"), e))?;
     let stream = *j.stream.get_or_insert(0);
+    let (nrfiles, file_blocks, fsync_every) = if on_fs {
+        if offset_blocks != 0 {
+            return Err(ScenarioError::invalid(f("offset"), show(&offset_v), "offsets inside files are not supported"));
+        }
+        let direct = *j.direct.get_or_insert(1);
+        if direct != 1 {
+            return Err(ScenarioError::invalid(
+                f("direct"),
+                direct,
+                "buffered I/O needs the page cache, which lfslab does not model yet; use direct = 1",
+            ));
+        }
+        let nrfiles = *j.nrfiles.get_or_insert(1);
+        if nrfiles == 0 || nrfiles > 1_000_000 {
+            return Err(ScenarioError::invalid(f("nrfiles"), nrfiles, "must be between 1 and 1000000"));
+        }
+        let file_blocks = match j.filesize.clone() {
+            Some(v) => {
+                let b = size_bytes(&f("filesize"), &v, Some(device_bytes))?;
+                blocks_of(&f("filesize"), &v, b)?
+            }
+            None => size_blocks / nrfiles as u64,
+        };
+        if file_blocks < bs_blocks {
+            return Err(ScenarioError::invalid(f("filesize"), file_blocks * 4096, "each file must hold at least one bs"));
+        }
+        if file_blocks > crate::fs::node::MAX_FILE_BLOCKS {
+            return Err(ScenarioError::invalid(f("filesize"), file_blocks * 4096, "exceeds the F2FS maximum file size"));
+        }
+        (nrfiles, file_blocks, *j.fsync.get_or_insert(0))
+    } else {
+        (1, size_blocks, 0)
+    };
+    let size_blocks = if on_fs { file_blocks * nrfiles as u64 } else { size_blocks };
     Ok(JobSpec {
+        nrfiles,
+        file_blocks,
+        fsync_every,
         name,
         rw,
         rwmixread,

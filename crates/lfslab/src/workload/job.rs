@@ -63,6 +63,11 @@ pub struct JobSpec {
     pub distribution: AccessDistribution,
     /// NVMe stream id attached to writes.
     pub stream: u8,
+    /// Filesystem jobs: files per clone and blocks per file (size_blocks =
+    /// nrfiles * file_blocks); fsync after every `fsync_every` writes (0 = never).
+    pub nrfiles: u32,
+    pub file_blocks: u64,
+    pub fsync_every: u32,
 }
 
 impl JobSpec {

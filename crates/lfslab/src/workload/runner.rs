@@ -45,8 +45,52 @@ pub struct JobResult {
     pub name: String,
     pub read: DirResult,
     pub write: DirResult,
+    /// fsync calls (filesystem jobs with `fsync = N`).
+    pub sync: DirResult,
     pub start: SimTime,
     pub end: SimTime,
+}
+
+impl JobResult {
+    pub fn new(name: &str, start: SimTime) -> Self {
+        JobResult {
+            name: name.to_string(),
+            read: DirResult::default(),
+            write: DirResult::default(),
+            sync: DirResult::default(),
+            start,
+            end: start,
+        }
+    }
+}
+
+/// Where the next I/O of a job clone goes: a random draw from the access
+/// distribution or the sequential cursor, in units of 4 KiB blocks from the
+/// start of the job's region.
+pub(crate) struct OffsetStream {
+    sampler: Option<OffsetSampler>,
+    seq_cursor: u64,
+}
+
+impl OffsetStream {
+    pub(crate) fn new(job: &JobSpec, rng: &SimRng) -> Self {
+        let items = (job.size_blocks / job.bs_blocks as u64).max(1);
+        let sampler = job.rw.is_random().then(|| OffsetSampler::new(&job.distribution, items, rng.fork("offset")));
+        OffsetStream { sampler, seq_cursor: 0 }
+    }
+
+    pub(crate) fn draw(&mut self, job: &JobSpec) -> u64 {
+        let bs = job.bs_blocks as u64;
+        match &mut self.sampler {
+            Some(s) => s.sample() * bs,
+            None => {
+                let o = self.seq_cursor;
+                let span = (job.size_blocks - job.size_blocks % bs).max(bs);
+                self.seq_cursor = (self.seq_cursor + bs) % span;
+                o
+            }
+        }
+    }
 }
 
 pub struct RunOutcome {
@@ -68,8 +112,7 @@ struct CloneState {
     job: usize,
     qp: QueuePair,
     rng: SimRng,
-    sampler: Option<OffsetSampler>,
-    seq_cursor: u64,
+    offsets: OffsetStream,
     issued_blocks: u64,
     cpu_free: SimTime,
     next_id: u64,
@@ -82,28 +125,15 @@ struct CloneState {
 }
 
 impl CloneState {
-    fn draw(&mut self, job: &JobSpec) -> u64 {
-        let bs = job.bs_blocks as u64;
-        match &mut self.sampler {
-            Some(s) => s.sample() * bs,
-            None => {
-                let o = self.seq_cursor;
-                let span = (job.size_blocks - job.size_blocks % bs).max(bs);
-                self.seq_cursor = (self.seq_cursor + bs) % span;
-                o
-            }
-        }
-    }
-
     /// The next offset to use, keeping two more drawn behind it.
     fn next_offset(&mut self, job: &JobSpec) -> u64 {
         while self.ahead_len < 2 {
-            self.ahead[self.ahead_len] = self.draw(job);
+            self.ahead[self.ahead_len] = self.offsets.draw(job);
             self.ahead_len += 1;
         }
         let o = self.ahead[0];
         self.ahead[0] = self.ahead[1];
-        self.ahead[1] = self.draw(job);
+        self.ahead[1] = self.offsets.draw(job);
         o
     }
 }
@@ -121,29 +151,17 @@ pub fn run_jobs(
 ) -> Result<RunOutcome, LimitExceeded> {
     let mut sched: Scheduler<Event> = Scheduler::with_start(limits, start);
     let mut series = ThroughputSeries::new(start, series_interval);
-    let mut results: Vec<JobResult> = jobs
-        .iter()
-        .map(|j| JobResult {
-            name: j.name.clone(),
-            read: DirResult::default(),
-            write: DirResult::default(),
-            start,
-            end: start,
-        })
-        .collect();
+    let mut results: Vec<JobResult> = jobs.iter().map(|j| JobResult::new(&j.name, start)).collect();
     let mut clones = Vec::new();
     for (ji, job) in jobs.iter().enumerate() {
         for c in 0..job.numjobs {
             let crng = rng.fork_indexed(&format!("job{ji}"), c as u64);
-            let items = (job.size_blocks / job.bs_blocks as u64).max(1);
-            let sampler = job.rw.is_random().then(|| OffsetSampler::new(&job.distribution, items, crng.fork("offset")));
             clones.push(CloneState {
                 job: ji,
                 qp: QueuePair::new(job.iodepth as usize),
                 tag_base: mix64(crng.fork("data").next_u64()),
+                offsets: OffsetStream::new(job, &crng),
                 rng: crng,
-                sampler,
-                seq_cursor: 0,
                 issued_blocks: 0,
                 cpu_free: start,
                 next_id: 0,
