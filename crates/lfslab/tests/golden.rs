@@ -35,3 +35,8 @@ fn check(name: &str) {
 fn small_mixed() {
     check("small_mixed");
 }
+
+#[test]
+fn small_f2fs() {
+    check("small_f2fs");
+}
