@@ -10,7 +10,9 @@ use crate::nvme::Partition;
 use crate::oracle::DataOracle;
 use crate::scenario::Scenario;
 use crate::sim::{LimitExceeded, SimRng, SimTime};
-use crate::workload::{self, DirResult, FileRunError, FileSet, PreconditionSummary, RunOutcome};
+use crate::workload::{
+    self, DirResult, DriverConfig, DriverError, FileSet, FsTarget, PreconditionSummary, RawTarget, RunOutcome,
+};
 
 #[derive(Debug)]
 pub enum RunError {
@@ -32,11 +34,11 @@ impl std::fmt::Display for RunError {
 }
 impl std::error::Error for RunError {}
 
-impl From<FileRunError> for RunError {
-    fn from(e: FileRunError) -> Self {
+impl<E: std::fmt::Display> From<DriverError<E>> for RunError {
+    fn from(e: DriverError<E>) -> Self {
         match e {
-            FileRunError::Limit(l) => RunError::Limit(l),
-            FileRunError::Fs(e) => RunError::Fs(format!("filesystem error: {e}")),
+            DriverError::Limit(l) => RunError::Limit(l),
+            DriverError::Target(e) => RunError::Fs(format!("filesystem error: {e}")),
         }
     }
 }
@@ -135,33 +137,31 @@ impl Run {
     pub fn measure(&mut self) -> Result<(), RunError> {
         let wrng = self.rng.fork("workload");
         let s = &self.scenario;
+        let mut cfg = DriverConfig {
+            costs: s.host,
+            start: self.now,
+            limits: s.limits,
+            series_interval: s.series_interval,
+            daemon_interval: s.fs.as_ref().map(|f| f.daemon_interval),
+        };
         let outcome = match &mut self.stack {
-            Stack::Raw { ssd, oracle } => workload::run_jobs(
-                ssd,
-                oracle,
-                &s.jobs,
-                s.host,
-                &wrng,
-                self.now,
-                s.limits,
-                s.series_interval,
-            )
-            .map_err(RunError::Limit)?,
+            Stack::Raw { ssd, oracle } => {
+                cfg.daemon_interval = None;
+                ssd.start_activity_log(self.now, s.series_interval);
+                let mut target = RawTarget::new(ssd, oracle, s.jobs.iter().flat_map(|j| (0..j.numjobs).map(|_| j.iodepth)));
+                let mut out = workload::run(&mut target, &s.jobs, &wrng, &cfg).map_err(|e| match e {
+                    DriverError::Limit(l) => RunError::Limit(l),
+                    DriverError::Target(never) => match never {},
+                })?;
+                let activity = ssd.take_activity_log().expect("started above");
+                out.series.add_device_activity(&activity.program_slots, &activity.gc_victims, out.end);
+                out
+            }
             Stack::Fs { fs, files, .. } => {
                 let set = files.as_ref().expect("precondition() lays out the files first");
-                let f = s.fs.as_ref().expect("fs stack has an fs scenario");
                 fs.dev.dev.start_activity_log(self.now, s.series_interval);
-                let mut out = workload::run_file_jobs(
-                    fs,
-                    set,
-                    &s.jobs,
-                    s.host,
-                    &wrng,
-                    self.now,
-                    s.limits,
-                    s.series_interval,
-                    f.daemon_interval,
-                )?;
+                let mut target = FsTarget { fs, files: set };
+                let mut out = workload::run(&mut target, &s.jobs, &wrng, &cfg)?;
                 let activity = fs.dev.dev.take_activity_log().expect("started above");
                 out.series.add_device_activity(&activity.program_slots, &activity.gc_victims, out.end);
                 out

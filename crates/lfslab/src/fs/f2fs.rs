@@ -116,6 +116,7 @@ pub enum FsError {
     TooLarge { ino: Ino, blocks: u64 },
     NoSpace,
     OutOfNodeIds,
+    Unsupported(&'static str),
 }
 
 impl std::fmt::Display for FsError {
@@ -125,6 +126,7 @@ impl std::fmt::Display for FsError {
             FsError::TooLarge { ino, blocks } => write!(f, "inode {ino}: {blocks} blocks exceed the F2FS maximum file size"),
             FsError::NoSpace => write!(f, "no space left on the filesystem"),
             FsError::OutOfNodeIds => write!(f, "out of node ids"),
+            FsError::Unsupported(what) => write!(f, "{what} is not supported"),
         }
     }
 }

@@ -44,6 +44,10 @@ pub struct ScenarioFile {
     pub fs: Option<FsSection>,
     #[serde(default, rename = "job", skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobSection>,
+    /// A fio job file whose jobs run after the [[job]] tables (path relative
+    /// to the scenario file). The resolved scenario inlines its jobs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fio_job_file: Option<String>,
     #[serde(default)]
     pub limits: LimitsSection,
     #[serde(default)]
@@ -189,6 +193,19 @@ pub struct JobSection {
     /// fio fsync: fsync after every N writes (default 0 = never).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fsync: Option<u32>,
+    /// fio time_based: run for the whole runtime even after `size` is done
+    /// (default true when runtime is set in TOML; fio job files default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_based: Option<bool>,
+    /// fio stonewall: start after every earlier job has finished (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stonewall: Option<bool>,
+    /// fio read_iolog: replay this iolog (v2 or v3; path relative to the scenario).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_iolog: Option<String>,
+    /// fio replay_no_stall: ignore the iolog's timing (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay_no_stall: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]

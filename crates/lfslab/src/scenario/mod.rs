@@ -14,7 +14,9 @@ use crate::fs::{DiscardPolicy, FsConfig, FsCosts, FsMode, IpuPolicy};
 use crate::ftl::{FtlConfig, SsdConfig};
 use crate::nand::{blocks_for_capacity, Preset, SLOT_BYTES};
 use crate::sim::{Limits, SimDuration};
-use crate::workload::{parse_size, AccessDistribution, HostCosts, JobSpec, Precondition, RwMode};
+use crate::workload::{fio_jobfile, iolog, parse_size, AccessDistribution, HostCosts, JobSpec, Precondition, RwMode};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A validated scenario, ready to run.
 #[derive(Clone, Debug)]
@@ -132,9 +134,20 @@ impl Scenario {
         Scenario::from_toml_str(&overrides::apply(text, overrides)?)
     }
 
+    /// Parse with relative paths (fio job files, iologs) resolved against `base`.
+    pub fn from_toml_str_in(text: &str, overrides: &[String], base: &Path) -> Result<Scenario, ScenarioError> {
+        let file: ScenarioFile =
+            toml::from_str(&overrides::apply(text, overrides)?).map_err(|e| ScenarioError::Parse(e.to_string()))?;
+        Scenario::from_file_in(file, base)
+    }
+
     pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
         let file: ScenarioFile = toml::from_str(text).map_err(|e| ScenarioError::Parse(e.to_string()))?;
         Scenario::from_file(file)
+    }
+
+    pub fn from_file(f: ScenarioFile) -> Result<Scenario, ScenarioError> {
+        Scenario::from_file_in(f, Path::new("."))
     }
 
     /// Replace the seed (the CLI's `--seed`).
@@ -149,8 +162,15 @@ impl Scenario {
         toml::to_string(&self.resolved).expect("resolved scenario serialises")
     }
 
-    pub fn from_file(f: ScenarioFile) -> Result<Scenario, ScenarioError> {
+    pub fn from_file_in(f: ScenarioFile, base: &Path) -> Result<Scenario, ScenarioError> {
         let mut r = f.clone();
+        if let Some(path) = r.fio_job_file.take() {
+            let full = base.join(&path);
+            let text = std::fs::read_to_string(&full)
+                .map_err(|e| ScenarioError::invalid("fio_job_file", format!("{path:?}"), format!("cannot read {}: {e}", full.display())))?;
+            let parsed = fio_jobfile::parse(&text).map_err(|e| ScenarioError::invalid("fio_job_file", format!("{path:?}"), e))?;
+            r.jobs.extend(parsed.jobs);
+        }
         // ---- device
         let d = &mut r.device;
         let preset_name = d.preset.get_or_insert_with(|| "970pro".into()).clone();
@@ -256,8 +276,14 @@ impl Scenario {
             None => logical_pages * SLOT_BYTES,
         };
         let mut jobs = Vec::new();
+        let mut group = 0;
         for (i, j) in r.jobs.iter_mut().enumerate() {
-            jobs.push(resolve_job(i, j, device_bytes, fs.is_some())?);
+            if *j.stonewall.get_or_insert(false) && i > 0 {
+                group += 1;
+            }
+            let mut spec = resolve_job(i, j, device_bytes, fs.is_some(), base)?;
+            spec.group = group;
+            jobs.push(spec);
         }
 
         // ---- limits, output
@@ -354,7 +380,14 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64) -> Result<FsScenario, Scena
     Ok(FsScenario { config, partition_blocks, daemon_interval: SimDuration::from_secs_f64(daemon_ms / 1000.0) })
 }
 
-fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool) -> Result<JobSpec, ScenarioError> {
+fn load_iolog(field: &str, path: &str, base: &Path) -> Result<Arc<iolog::Iolog>, ScenarioError> {
+    let full: PathBuf = base.join(path);
+    let text = std::fs::read_to_string(&full)
+        .map_err(|e| ScenarioError::invalid(field, format!("{path:?}"), format!("cannot read {}: {e}", full.display())))?;
+    iolog::parse(&text).map(Arc::new).map_err(|e| ScenarioError::invalid(field, format!("{path:?}"), e))
+}
+
+fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool, base: &Path) -> Result<JobSpec, ScenarioError> {
     let f = |name: &str| format!("job[{i}].{name}");
     if !on_fs {
         for (name, set) in [
@@ -462,7 +495,37 @@ fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool) -> 
         (1, size_blocks, 0)
     };
     let size_blocks = if on_fs { file_blocks * nrfiles as u64 } else { size_blocks };
+    let time_based = *j.time_based.get_or_insert(runtime.is_some());
+    let replay_no_stall = *j.replay_no_stall.get_or_insert(false);
+    let log = match j.read_iolog.clone() {
+        Some(path) => {
+            let log = load_iolog(&f("read_iolog"), &path, base)?;
+            let device_blocks = device_bytes / SLOT_BYTES;
+            let extent = log.file_extent_blocks.iter().copied().max().unwrap_or(0);
+            let total: u64 = log.file_extent_blocks.iter().sum();
+            if (!on_fs && extent > device_blocks) || (on_fs && total > device_blocks) {
+                return Err(ScenarioError::invalid(
+                    f("read_iolog"),
+                    format!("{path:?}"),
+                    format!("the log spans {} bytes, more than the {} available", extent.max(total) * SLOT_BYTES, device_bytes),
+                ));
+            }
+            if on_fs && log.ops.iter().any(|o| o.action == iolog::IologAction::Trim) {
+                return Err(ScenarioError::invalid(f("read_iolog"), format!("{path:?}"), "trim on files is not supported"));
+            }
+            Some(log)
+        }
+        None => None,
+    };
+    let nrfiles = match &log {
+        Some(l) if on_fs => l.files.len() as u32,
+        _ => nrfiles,
+    };
     Ok(JobSpec {
+        time_based,
+        group: 0,
+        iolog: log,
+        replay_no_stall,
         nrfiles,
         file_blocks,
         fsync_every,

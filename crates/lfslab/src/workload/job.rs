@@ -3,8 +3,10 @@
 //! random_distribution). Sizes here are already resolved to 4 KiB blocks.
 
 use super::distribution::AccessDistribution;
+use super::iolog::Iolog;
 use crate::sim::SimDuration;
 use serde::Serialize;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -68,6 +70,14 @@ pub struct JobSpec {
     pub nrfiles: u32,
     pub file_blocks: u64,
     pub fsync_every: u32,
+    /// fio time_based: keep going until `runtime` even after `size` is done.
+    pub time_based: bool,
+    /// Stonewall group: a job starts when every job of earlier groups is done.
+    pub group: u32,
+    /// Replay this fio iolog instead of generating I/O.
+    pub iolog: Option<Arc<Iolog>>,
+    /// fio replay_no_stall: ignore the log's timing and replay back to back.
+    pub replay_no_stall: bool,
 }
 
 impl JobSpec {

@@ -1,14 +1,20 @@
-//! Workloads: fio-like synthetic jobs on the raw device, their access
-//! distributions, and preconditioning.
+//! Workloads: fio-like jobs (synthetic or replayed from fio iologs, defined
+//! in scenario TOML or fio job files), their access distributions, the
+//! driver that runs them against the raw device or a filesystem, and
+//! preconditioning.
 
 pub mod distribution;
-mod file_runner;
+mod driver;
+pub mod fio_jobfile;
+mod fs_target;
+pub mod iolog;
 mod job;
 mod precondition;
-mod runner;
+mod raw_target;
 
 pub use distribution::{parse_size, AccessDistribution, OffsetSampler};
-pub use file_runner::{age_files, layout_files, run_file_jobs, FileRunError, FileSet};
+pub use driver::{run, DirResult, DriverConfig, DriverError, HostCosts, IoTarget, JobResult, Op, OpKind, RunOutcome};
+pub use fs_target::{age_files, layout_files, FileSet, FsTarget};
 pub use job::{JobSpec, RwMode};
 pub use precondition::{precondition, Precondition, PreconditionSummary};
-pub use runner::{run_jobs, DirResult, HostCosts, JobResult, RunOutcome};
+pub use raw_target::RawTarget;

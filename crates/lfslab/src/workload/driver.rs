@@ -1,0 +1,448 @@
+//! The workload driver: runs fio-like jobs in simulated time against an
+//! `IoTarget` (the raw device or a filesystem).
+//!
+//! Each job clone (fio `numjobs`) is one host thread: a serial CPU that pays
+//! `HostCosts` to submit and reap each I/O and keeps up to `iodepth` I/Os in
+//! flight. The target executes an I/O when it is submitted and reports when
+//! it completes; the scheduler delivers completions in time order. Latency
+//! is fio's clat as the thread sees it: from the start of submission to the
+//! end of completion processing.
+//!
+//! fio semantics kept: `fsync=N` drains in-flight I/O, then fsyncs, and the
+//! thread waits for it; `stonewall` starts a job when every earlier job has
+//! finished; `runtime` with `time_based` runs for the whole runtime, without
+//! it a job also stops after `size` (or `io_size`); an iolog job replays its
+//! log in order, at the logged times unless `replay_no_stall`.
+
+use super::distribution::OffsetSampler;
+use super::iolog::IologAction;
+use super::job::JobSpec;
+use crate::metrics::{LatencyHistogram, ThroughputSeries};
+use crate::nand::SLOT_BYTES;
+use crate::sim::{mix64, LimitExceeded, Limits, Scheduler, SimDuration, SimRng, SimTime};
+
+/// Host CPU cost per I/O. Defaults are an assumption of roughly 2 us each
+/// way for syscall + block layer + driver and interrupt + completion, in
+/// line with the software-overhead breakdown of Yang et al., "When Poll Is
+/// Better than Interrupt" (FAST'12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct HostCosts {
+    pub submit_ns: u64,
+    pub complete_ns: u64,
+}
+
+impl Default for HostCosts {
+    fn default() -> Self {
+        HostCosts { submit_ns: 2_000, complete_ns: 2_000 }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DirResult {
+    pub ios: u64,
+    pub bytes: u64,
+    pub clat: LatencyHistogram,
+}
+
+#[derive(Clone, Debug)]
+pub struct JobResult {
+    pub name: String,
+    pub read: DirResult,
+    pub write: DirResult,
+    /// fsync calls.
+    pub sync: DirResult,
+    pub start: SimTime,
+    pub end: SimTime,
+}
+
+impl JobResult {
+    pub fn new(name: &str, start: SimTime) -> Self {
+        JobResult {
+            name: name.to_string(),
+            read: DirResult::default(),
+            write: DirResult::default(),
+            sync: DirResult::default(),
+            start,
+            end: start,
+        }
+    }
+}
+
+pub struct RunOutcome {
+    pub jobs: Vec<JobResult>,
+    pub end: SimTime,
+    pub events: u64,
+    pub series: ThroughputSeries,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    Read,
+    Write,
+    Sync,
+    Trim,
+}
+
+/// One I/O of a clone: `blocks` at block `off` of the clone's file `file`
+/// (raw device: file 0, `off` is the LBA). Writes carry data tag `tag`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Op {
+    pub kind: OpKind,
+    pub file: u32,
+    pub off: u64,
+    pub blocks: u32,
+    pub tag: u64,
+}
+
+/// What the driver runs I/O against.
+pub trait IoTarget {
+    type Error;
+    /// Execute `op` for clone `clone`, submitted at `at`; returns its completion.
+    fn issue(&mut self, clone: usize, op: &Op, at: SimTime) -> Result<SimTime, Self::Error>;
+    /// The clone's next two synthetic ops, for prefetching.
+    fn hint(&mut self, _clone: usize, _soon: &Op, _later: &Op) {}
+    /// Idle-time work (filesystem daemons); called by the daemon tick.
+    fn idle(&mut self, _now: SimTime) {}
+}
+
+/// Where a clone's synthetic I/O goes, in blocks from the start of its region.
+pub(crate) struct OffsetStream {
+    sampler: Option<OffsetSampler>,
+    seq_cursor: u64,
+}
+
+impl OffsetStream {
+    pub(crate) fn new(job: &JobSpec, rng: &SimRng) -> Self {
+        let items = (job.size_blocks / job.bs_blocks as u64).max(1);
+        let sampler = job.rw.is_random().then(|| OffsetSampler::new(&job.distribution, items, rng.fork("offset")));
+        OffsetStream { sampler, seq_cursor: 0 }
+    }
+
+    pub(crate) fn draw(&mut self, job: &JobSpec) -> u64 {
+        let bs = job.bs_blocks as u64;
+        match &mut self.sampler {
+            Some(s) => s.sample() * bs,
+            None => {
+                let o = self.seq_cursor;
+                let span = (job.size_blocks - job.size_blocks % bs).max(bs);
+                self.seq_cursor = (self.seq_cursor + bs) % span;
+                o
+            }
+        }
+    }
+}
+
+enum Source {
+    /// Generated ops, two drawn ahead of use (drawing early keeps the sequence).
+    Synthetic { offsets: OffsetStream, ahead: [Op; 2], primed: bool },
+    Replay { next: usize },
+}
+
+struct Clone {
+    job: usize,
+    rng: SimRng,
+    source: Source,
+    issued_blocks: u64,
+    inflight: u32,
+    cpu_free: SimTime,
+    writes_since_sync: u32,
+    sync_pending: bool,
+    sync_inflight: bool,
+    wake_at: Option<SimTime>,
+    /// File of the last write (what `fsync=N` syncs).
+    last_file: u32,
+    tag: u64,
+    started: Option<SimTime>,
+    finished: bool,
+}
+
+enum Event {
+    Complete { clone: u32, kind: OpKind, blocks: u32, submitted: SimTime },
+    Wake { clone: u32 },
+    Daemon,
+}
+
+pub struct DriverConfig {
+    pub costs: HostCosts,
+    pub start: SimTime,
+    pub limits: Limits,
+    pub series_interval: SimDuration,
+    /// Wake the target's idle work this often (None: never).
+    pub daemon_interval: Option<SimDuration>,
+}
+
+#[derive(Debug)]
+pub enum DriverError<E> {
+    Limit(LimitExceeded),
+    Target(E),
+}
+
+impl<E> From<LimitExceeded> for DriverError<E> {
+    fn from(l: LimitExceeded) -> Self {
+        DriverError::Limit(l)
+    }
+}
+
+fn synth(job: &JobSpec, offsets: &mut OffsetStream, rng: &mut SimRng, tag: &mut u64) -> Op {
+    let bs = job.bs_blocks as u64;
+    let item = offsets.draw(job) / bs;
+    let per_file = (job.file_blocks / bs).max(1);
+    let file = ((item / per_file) as u32).min(job.nrfiles - 1);
+    let off = job.offset_blocks + (item % per_file) * bs;
+    let pct = job.read_pct();
+    let is_read = pct == 100 || (pct > 0 && rng.below(100) < pct as u64);
+    *tag = tag.wrapping_add(1);
+    Op { kind: if is_read { OpKind::Read } else { OpKind::Write }, file, off, blocks: job.bs_blocks, tag: *tag }
+}
+
+fn limits_reached(job: &JobSpec, cl: &Clone) -> bool {
+    let start = cl.started.expect("running clone has started");
+    if let Some(rt) = job.runtime {
+        if cl.cpu_free >= start + rt {
+            return true;
+        }
+    }
+    let size_limit = if job.time_based { u64::MAX } else { job.size_blocks };
+    cl.issued_blocks >= job.io_size_blocks.unwrap_or(size_limit)
+}
+
+pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &DriverConfig) -> Result<RunOutcome, DriverError<T::Error>> {
+    let start = cfg.start;
+    let mut sched: Scheduler<Event> = Scheduler::with_start(cfg.limits, start);
+    let mut series = ThroughputSeries::new(start, cfg.series_interval);
+    let mut results: Vec<JobResult> = jobs.iter().map(|j| JobResult::new(&j.name, start)).collect();
+    let mut clones = Vec::new();
+    for (ji, job) in jobs.iter().enumerate() {
+        for c in 0..job.numjobs {
+            let crng = rng.fork_indexed(&format!("job{ji}"), c as u64);
+            let source = match job.iolog {
+                Some(_) => Source::Replay { next: 0 },
+                None => Source::Synthetic {
+                    offsets: OffsetStream::new(job, &crng),
+                    ahead: [Op { kind: OpKind::Read, file: 0, off: 0, blocks: 0, tag: 0 }; 2],
+                    primed: false,
+                },
+            };
+            clones.push(Clone {
+                job: ji,
+                tag: mix64(crng.fork("data").next_u64()),
+                rng: crng,
+                source,
+                issued_blocks: 0,
+                inflight: 0,
+                cpu_free: start,
+                writes_since_sync: 0,
+                sync_pending: false,
+                sync_inflight: false,
+                wake_at: None,
+                last_file: 0,
+                started: None,
+                finished: false,
+            });
+        }
+    }
+    let groups: Vec<u32> = {
+        let mut g: Vec<u32> = jobs.iter().map(|j| j.group).collect();
+        g.sort_unstable();
+        g.dedup();
+        g
+    };
+    let mut group_idx = 0;
+    start_group(groups[0], start, jobs, &mut clones, &mut results);
+    for ci in 0..clones.len() {
+        pump(ci, &mut clones, jobs, target, &mut sched, cfg.costs).map_err(DriverError::Target)?;
+    }
+    if let Some(d) = cfg.daemon_interval {
+        sched.schedule(start + d, Event::Daemon);
+    }
+    let quiet = SimDuration::from_ms(100);
+    let mut last_io = start;
+    while let Some((t, ev)) = sched.pop()? {
+        let ci = match ev {
+            Event::Daemon => {
+                if clones.iter().any(|c| !c.finished) {
+                    if t.saturating_since(last_io) >= quiet {
+                        target.idle(t);
+                    }
+                    sched.schedule(t + cfg.daemon_interval.expect("daemon scheduled"), Event::Daemon);
+                }
+                continue;
+            }
+            Event::Wake { clone } => {
+                clones[clone as usize].wake_at = None;
+                clone as usize
+            }
+            Event::Complete { clone, kind, blocks, submitted } => {
+                let cl = &mut clones[clone as usize];
+                cl.inflight -= 1;
+                if kind == OpKind::Sync {
+                    cl.sync_inflight = false;
+                }
+                let begin = t.max(cl.cpu_free);
+                cl.cpu_free = begin + SimDuration(cfg.costs.complete_ns);
+                last_io = t;
+                let r = &mut results[cl.job];
+                let bytes = blocks as u64 * SLOT_BYTES;
+                let dir = match kind {
+                    OpKind::Read => &mut r.read,
+                    OpKind::Write | OpKind::Trim => &mut r.write,
+                    OpKind::Sync => &mut r.sync,
+                };
+                dir.ios += 1;
+                dir.bytes += bytes;
+                dir.clat.record(cl.cpu_free - submitted);
+                r.end = r.end.max(cl.cpu_free);
+                match kind {
+                    OpKind::Read => series.record_io(cl.cpu_free, bytes, 0),
+                    OpKind::Write => series.record_io(cl.cpu_free, 0, bytes),
+                    OpKind::Sync | OpKind::Trim => {}
+                }
+                clone as usize
+            }
+        };
+        pump(ci, &mut clones, jobs, target, &mut sched, cfg.costs).map_err(DriverError::Target)?;
+        // A stonewall group ends when all its clones have finished.
+        if clones[ci].finished {
+            while group_idx + 1 < groups.len()
+                && clones.iter().filter(|c| jobs[c.job].group == groups[group_idx]).all(|c| c.finished)
+            {
+                group_idx += 1;
+                let now = clones.iter().filter(|c| jobs[c.job].group == groups[group_idx - 1]).map(|c| c.cpu_free).max();
+                let at = now.unwrap_or(t).max(t);
+                start_group(groups[group_idx], at, jobs, &mut clones, &mut results);
+                for cj in 0..clones.len() {
+                    if jobs[clones[cj].job].group == groups[group_idx] {
+                        pump(cj, &mut clones, jobs, target, &mut sched, cfg.costs).map_err(DriverError::Target)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(RunOutcome { jobs: results, end: sched.now(), events: sched.events_popped_count(), series })
+}
+
+fn start_group(group: u32, at: SimTime, jobs: &[JobSpec], clones: &mut [Clone], results: &mut [JobResult]) {
+    for c in clones.iter_mut().filter(|c| jobs[c.job].group == group) {
+        c.started = Some(at);
+        c.cpu_free = at;
+        results[c.job].start = at;
+        results[c.job].end = at;
+    }
+}
+
+/// Issue as much of clone `ci`'s work as its queue depth and barriers allow.
+fn pump<T: IoTarget>(
+    ci: usize,
+    clones: &mut [Clone],
+    jobs: &[JobSpec],
+    target: &mut T,
+    sched: &mut Scheduler<Event>,
+    costs: HostCosts,
+) -> Result<(), T::Error> {
+    let cl = &mut clones[ci];
+    let job = &jobs[cl.job];
+    let Some(started) = cl.started else { return Ok(()) };
+    if cl.finished {
+        return Ok(());
+    }
+    loop {
+        if cl.sync_inflight {
+            return Ok(());
+        }
+        if cl.sync_pending {
+            if cl.inflight > 0 {
+                return Ok(());
+            }
+            cl.sync_pending = false;
+            let op = Op { kind: OpKind::Sync, file: cl.last_file, off: 0, blocks: 0, tag: 0 };
+            issue(ci, cl, op, target, sched, costs)?;
+            continue;
+        }
+        if cl.inflight >= job.iodepth {
+            return Ok(());
+        }
+        let op = if limits_reached(job, cl) {
+            None
+        } else {
+            match &mut cl.source {
+                Source::Synthetic { offsets, ahead, primed } => {
+                    if !*primed {
+                        ahead[0] = synth(job, offsets, &mut cl.rng, &mut cl.tag);
+                        ahead[1] = synth(job, offsets, &mut cl.rng, &mut cl.tag);
+                        *primed = true;
+                    }
+                    let op = ahead[0];
+                    ahead[0] = ahead[1];
+                    ahead[1] = synth(job, offsets, &mut cl.rng, &mut cl.tag);
+                    target.hint(ci, &ahead[0], &ahead[1]);
+                    Some(op)
+                }
+                Source::Replay { next } => {
+                    let log = job.iolog.as_ref().expect("replay job has a log");
+                    match log.ops.get(*next) {
+                        None => None,
+                        Some(o) => {
+                            let due = started + o.at;
+                            if !job.replay_no_stall && due > cl.cpu_free {
+                                if cl.wake_at.is_none() {
+                                    cl.wake_at = Some(due);
+                                    sched.schedule(due, Event::Wake { clone: ci as u32 });
+                                }
+                                return Ok(());
+                            }
+                            *next += 1;
+                            cl.tag = cl.tag.wrapping_add(1);
+                            let kind = match o.action {
+                                IologAction::Read => OpKind::Read,
+                                IologAction::Write => OpKind::Write,
+                                IologAction::Trim => OpKind::Trim,
+                                IologAction::Sync => {
+                                    cl.sync_pending = true;
+                                    continue;
+                                }
+                            };
+                            Some(Op { kind, file: o.file, off: o.off_blocks, blocks: o.blocks, tag: cl.tag })
+                        }
+                    }
+                }
+            }
+        };
+        let Some(op) = op else {
+            if cl.inflight == 0 && !cl.sync_pending {
+                cl.finished = true;
+            }
+            return Ok(());
+        };
+        issue(ci, cl, op, target, sched, costs)?;
+        if op.kind == OpKind::Write {
+            cl.last_file = op.file;
+        }
+        if op.kind == OpKind::Write && job.fsync_every > 0 {
+            cl.writes_since_sync += 1;
+            if cl.writes_since_sync >= job.fsync_every {
+                cl.writes_since_sync = 0;
+                cl.sync_pending = true;
+            }
+        }
+    }
+}
+
+fn issue<T: IoTarget>(
+    ci: usize,
+    cl: &mut Clone,
+    op: Op,
+    target: &mut T,
+    sched: &mut Scheduler<Event>,
+    costs: HostCosts,
+) -> Result<(), T::Error> {
+    let submitted = cl.cpu_free;
+    cl.cpu_free = submitted + SimDuration(costs.submit_ns);
+    cl.issued_blocks += op.blocks as u64;
+    let done = target.issue(ci, &op, cl.cpu_free)?;
+    cl.inflight += 1;
+    if op.kind == OpKind::Sync {
+        cl.sync_inflight = true;
+    }
+    sched.schedule(done, Event::Complete { clone: ci as u32, kind: op.kind, blocks: op.blocks, submitted });
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! A filesystem as a driver target: each clone owns its files; fio's layout
+//! step creates and writes them before the measured phase.
+
+use super::driver::{IoTarget, Op, OpKind};
+use super::job::JobSpec;
+use crate::fs::{F2fs, FsError, Ino};
+use crate::nvme::BlockDevice;
+use crate::oracle::{DataTag, Fingerprint};
+use crate::sim::{mix64, SimRng, SimTime};
+
+/// Files of every clone, in clone order.
+pub struct FileSet {
+    files: Vec<Vec<Ino>>,
+}
+
+/// Blocks to lay out for each file of a job: `filesize`, or for a replayed
+/// iolog each file's extent in the log.
+fn file_sizes(job: &JobSpec) -> Vec<u64> {
+    match &job.iolog {
+        Some(log) => log.file_extent_blocks.clone(),
+        None => vec![job.file_blocks; job.nrfiles as usize],
+    }
+}
+
+/// fio's layout step: create each clone's files and write them sequentially
+/// (128 KiB direct writes). Returns when the last write completes.
+pub fn layout_files<D: BlockDevice>(
+    fs: &mut F2fs<D>,
+    jobs: &[JobSpec],
+    rng: &SimRng,
+    start: SimTime,
+) -> Result<(FileSet, SimTime), FsError> {
+    let mut t = start;
+    let mut files = Vec::new();
+    let mut tag = mix64(rng.fork("layout").next_u64());
+    for job in jobs {
+        for _ in 0..job.numjobs {
+            let mut mine = Vec::new();
+            for blocks in file_sizes(job) {
+                let (ino, t2) = fs.create(t)?;
+                t = t2;
+                let mut off = 0;
+                while off < blocks {
+                    let n = 32.min(blocks - off);
+                    tag = tag.wrapping_add(1);
+                    let data: Vec<Fingerprint> = (0..n).map(|i| DataTag(tag).block(i)).collect();
+                    t = fs.write(t, ino, off, &data)?;
+                    off += n;
+                }
+                mine.push(ino);
+            }
+            files.push(mine);
+        }
+    }
+    Ok((FileSet { files }, t))
+}
+
+/// Random 4 KiB overwrites of all laid-out files, `multiple` x their size.
+pub fn age_files<D: BlockDevice>(
+    fs: &mut F2fs<D>,
+    set: &FileSet,
+    multiple: f64,
+    rng: &SimRng,
+    start: SimTime,
+) -> Result<SimTime, FsError> {
+    let all: Vec<(Ino, u64)> =
+        set.files.iter().flatten().map(|&i| (i, fs.file_size_blocks(i).expect("laid-out file exists"))).collect();
+    let total: u64 = all.iter().map(|f| f.1).sum();
+    let mut r = rng.fork("age");
+    let mut t = start;
+    let n = (total as f64 * multiple).round() as u64;
+    for k in 0..n {
+        let mut x = r.below(total.max(1));
+        let (ino, off) = all
+            .iter()
+            .find_map(|&(i, s)| if x < s { Some((i, x)) } else { x -= s; None })
+            .expect("x < total");
+        t = fs.write(t, ino, off, &[DataTag(mix64(k ^ 0xA6E)).block(off)])?;
+    }
+    Ok(t)
+}
+
+pub struct FsTarget<'a, D: BlockDevice> {
+    pub fs: &'a mut F2fs<D>,
+    pub files: &'a FileSet,
+}
+
+impl<D: BlockDevice> IoTarget for FsTarget<'_, D> {
+    type Error = FsError;
+
+    fn issue(&mut self, clone: usize, op: &Op, at: SimTime) -> Result<SimTime, FsError> {
+        let ino = self.files.files[clone][op.file as usize];
+        match op.kind {
+            OpKind::Read => self.fs.read(at, ino, op.off, op.blocks as u64),
+            OpKind::Write => {
+                let data: Vec<Fingerprint> = (0..op.blocks as u64).map(|i| DataTag(op.tag).block(i)).collect();
+                self.fs.write(at, ino, op.off, &data)
+            }
+            OpKind::Sync => self.fs.fsync(at, ino),
+            OpKind::Trim => Err(FsError::Unsupported("trim (hole punching) on files")),
+        }
+    }
+
+    fn idle(&mut self, now: SimTime) {
+        self.fs.on_idle(now);
+    }
+}
