@@ -54,17 +54,19 @@ enum Command {
 
 fn load(name: Option<&str>, set: &[String], seed: Option<u64>) -> Result<Scenario, String> {
     let name = name.unwrap_or("default");
-    let text = if Path::new(name).is_file() {
-        std::fs::read_to_string(name).map_err(|e| format!("cannot read scenario {name}: {e}"))?
+    let path = Path::new(name);
+    let (text, base) = if path.is_file() {
+        let text = std::fs::read_to_string(name).map_err(|e| format!("cannot read scenario {name}: {e}"))?;
+        (text, path.parent().map(Path::to_path_buf).unwrap_or_default())
     } else if let Some(t) = builtin(name) {
-        t.to_string()
+        (t.to_string(), PathBuf::from("."))
     } else {
         return Err(format!(
             "scenario {name:?} is neither a readable file nor a built-in (built-ins: {})",
             BUILTIN_NAMES.join(", ")
         ));
     };
-    let s = Scenario::from_toml_str_with(&text, set).map_err(|e| format!("{name}: {e}"))?;
+    let s = Scenario::from_toml_str_in(&text, set, &base).map_err(|e| format!("{name}: {e}"))?;
     Ok(match seed {
         Some(seed) => s.with_seed(seed),
         None => s,

@@ -203,6 +203,10 @@ pub struct JobSection {
     /// fio read_iolog: replay this iolog (v2 or v3; path relative to the scenario).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_iolog: Option<String>,
+    /// fio filename: jobs (and clones) naming the same file share it
+    /// (filesystem only; default: each clone has its own files).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
     /// fio replay_no_stall: ignore the iolog's timing (default false).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay_no_stall: Option<bool>,

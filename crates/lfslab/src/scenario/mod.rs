@@ -521,7 +521,17 @@ fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool, bas
         Some(l) if on_fs => l.files.len() as u32,
         _ => nrfiles,
     };
+    let filename = j.filename.clone();
+    if filename.is_some() {
+        if !on_fs {
+            return Err(ScenarioError::invalid(f("filename"), "(set)", "is a file option: add an [fs] table"));
+        }
+        if nrfiles != 1 || log.is_some() {
+            return Err(ScenarioError::invalid(f("filename"), "(set)", "a named file needs nrfiles = 1 and no read_iolog"));
+        }
+    }
     Ok(JobSpec {
+        filename,
         time_based,
         group: 0,
         iolog: log,

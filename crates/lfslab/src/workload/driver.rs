@@ -318,7 +318,9 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
             }
         }
     }
-    Ok(RunOutcome { jobs: results, end: sched.now(), events: sched.events_popped_count(), series })
+    // The run ends with the last job, not with the daemon's last tick.
+    let end = results.iter().map(|r| r.end).max().unwrap_or(start);
+    Ok(RunOutcome { jobs: results, end, events: sched.events_popped_count(), series })
 }
 
 fn start_group(group: u32, at: SimTime, jobs: &[JobSpec], clones: &mut [Clone], results: &mut [JobResult]) {

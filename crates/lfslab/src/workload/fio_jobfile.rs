@@ -8,7 +8,7 @@
 //! | bs / blocksize, size, filesize, nrfiles, numjobs, iodepth | same |
 //! | direct, fsync, runtime, time_based, io_size / io_limit | same |
 //! | random_distribution, offset, stonewall / wait_for_previous | same |
-//! | read_iolog, replay_no_stall | same |
+//! | read_iolog, replay_no_stall, filename (shared files) | same |
 //!
 //! Options that have no effect in a simulation (ioengine, filename,
 //! directory, group_reporting, thread, ...) are accepted and reported as
@@ -17,9 +17,8 @@
 use crate::scenario::{DurationValue, JobSection, SizeValue};
 
 /// Options accepted but without effect on the simulation.
-const IGNORED: [&str; 14] = [
+const IGNORED: [&str; 13] = [
     "ioengine",
-    "filename",
     "directory",
     "group_reporting",
     "thread",
@@ -75,6 +74,7 @@ fn apply(job: &mut JobSection, key: &str, value: Option<&str>, line: usize, igno
         "random_distribution" => job.random_distribution = Some(need()?.to_string()),
         "stonewall" | "wait_for_previous" => job.stonewall = Some(value.is_none_or(|v| v.trim() != "0")),
         "read_iolog" => job.read_iolog = Some(need()?.to_string()),
+        "filename" => job.filename = Some(need()?.to_string()),
         "replay_no_stall" => job.replay_no_stall = Some(value.is_none_or(|v| v.trim() != "0")),
         k if IGNORED.contains(&k) => ignored.push(format!("line {line}: {k} has no effect in the simulation")),
         _ => return Err(err(line, format!("unknown or unsupported option {key:?}"))),

@@ -7,6 +7,7 @@ use crate::fs::{F2fs, FsError, Ino};
 use crate::nvme::BlockDevice;
 use crate::oracle::{DataTag, Fingerprint};
 use crate::sim::{mix64, SimRng, SimTime};
+use std::collections::BTreeMap;
 
 /// Files of every clone, in clone order.
 pub struct FileSet {
@@ -32,14 +33,26 @@ pub fn layout_files<D: BlockDevice>(
 ) -> Result<(FileSet, SimTime), FsError> {
     let mut t = start;
     let mut files = Vec::new();
+    let mut named: BTreeMap<&str, Ino> = BTreeMap::new();
     let mut tag = mix64(rng.fork("layout").next_u64());
     for job in jobs {
         for _ in 0..job.numjobs {
             let mut mine = Vec::new();
             for blocks in file_sizes(job) {
-                let (ino, t2) = fs.create(t)?;
-                t = t2;
-                let mut off = 0;
+                let existing = job.filename.as_deref().and_then(|n| named.get(n).copied());
+                let ino = match existing {
+                    Some(ino) => ino,
+                    None => {
+                        let (ino, t2) = fs.create(t)?;
+                        t = t2;
+                        if let Some(n) = job.filename.as_deref() {
+                            named.insert(n, ino);
+                        }
+                        ino
+                    }
+                };
+                // Lay out what is missing (a shared file grows to its largest user).
+                let mut off = fs.file_size_blocks(ino).expect("just created");
                 while off < blocks {
                     let n = 32.min(blocks - off);
                     tag = tag.wrapping_add(1);
@@ -63,8 +76,10 @@ pub fn age_files<D: BlockDevice>(
     rng: &SimRng,
     start: SimTime,
 ) -> Result<SimTime, FsError> {
-    let all: Vec<(Ino, u64)> =
-        set.files.iter().flatten().map(|&i| (i, fs.file_size_blocks(i).expect("laid-out file exists"))).collect();
+    let mut inos: Vec<Ino> = set.files.iter().flatten().copied().collect();
+    inos.sort_unstable();
+    inos.dedup();
+    let all: Vec<(Ino, u64)> = inos.into_iter().map(|i| (i, fs.file_size_blocks(i).expect("laid-out file exists"))).collect();
     let total: u64 = all.iter().map(|f| f.1).sum();
     let mut r = rng.fork("age");
     let mut t = start;

@@ -78,6 +78,8 @@ pub struct JobSpec {
     pub iolog: Option<Arc<Iolog>>,
     /// fio replay_no_stall: ignore the log's timing and replay back to back.
     pub replay_no_stall: bool,
+    /// fio filename: a file shared by every job and clone that names it.
+    pub filename: Option<String>,
 }
 
 impl JobSpec {
