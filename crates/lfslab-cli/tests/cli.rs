@@ -38,6 +38,18 @@ fn malformed_scenario_exits_2_naming_field_and_value() {
     assert_eq!(code, 2);
     assert!(stderr.contains("not valid"), "{stderr}");
 
+    let log = scenario_file("bad.log", "fio version 2 iolog\nf add\nf write 100 4096\n");
+    let p = scenario_file("replay.toml", &format!("[[job]]\nread_iolog = {:?}\n", log.file_name().unwrap().to_str().unwrap()));
+    let (code, _, stderr) = lfslab(&["run", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("job[0].read_iolog") && stderr.contains("line 3"), "{stderr}");
+
+    let jf = scenario_file("bad.fio", "[w]\nrw=randwrite\nbs=4k\nzonk=1\n");
+    let p = scenario_file("withfio.toml", &format!("fio_job_file = {:?}\n", jf.file_name().unwrap().to_str().unwrap()));
+    let (code, _, stderr) = lfslab(&["run", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("line 4") && stderr.contains("zonk"), "{stderr}");
+
     let (code, _, stderr) = lfslab(&["run", "no-such-scenario"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("default"), "lists the built-ins: {stderr}");

@@ -269,7 +269,10 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
                 continue;
             }
             Event::Wake { clone } => {
-                clones[clone as usize].wake_at = None;
+                let cl = &mut clones[clone as usize];
+                cl.wake_at = None;
+                // The thread slept until now.
+                cl.cpu_free = cl.cpu_free.max(t);
                 clone as usize
             }
             Event::Complete { clone, kind, blocks, submitted } => {

@@ -1,0 +1,90 @@
+//! fio job files, iolog replay and stonewall through whole runs.
+
+mod common;
+
+use lfslab::engine;
+use lfslab::scenario::Scenario;
+use std::path::{Path, PathBuf};
+
+fn scenarios_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
+}
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lfslab-wl-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn rmipu_fragmentation_from_a_fio_job_file() {
+    let dir = scenarios_dir();
+    let text = std::fs::read_to_string(dir.join("rmipu-frag.toml")).unwrap();
+    let run = |set: &[String]| {
+        let s = Scenario::from_toml_str_in(&text, set, &dir).unwrap();
+        assert_eq!(s.jobs.len(), 2);
+        assert_eq!(s.jobs[1].group, 1, "stonewall puts the read after the updates");
+        engine::run(s).unwrap()
+    };
+    let lfs = run(&[]);
+    let ipu = run(&["fs.mode=\"adaptive\"".into(), "fs.ipu_policy=\"force\"".into()]);
+    let frag = lfs.fs.as_ref().unwrap().mean_read_request_kib;
+    let inplace = ipu.fs.as_ref().unwrap().mean_read_request_kib;
+    eprintln!("mean read request after random updates: F2FS {frag:.1} KiB, in-place {inplace:.1} KiB");
+    assert!(frag < 64.0, "out-of-place updates fragment the file: {frag} KiB");
+    assert!(inplace >= 512.0, "in-place updates keep it contiguous: {inplace} KiB");
+    // The read job started when the update job ended.
+    assert!(lfs.jobs[1].read.total_ios > 0);
+    assert_eq!(lfs.oracle.mismatches_count, 0);
+}
+
+#[test]
+fn iolog_replay_on_raw_device_and_files() {
+    let dir = tmp_dir("iolog");
+    let mut log = String::from("fio version 3 iolog\n0 f add\n0 f open\n");
+    for i in 0..200u64 {
+        log.push_str(&format!("{} f write {} 8192\n", i * 50, (i * 7919 % 1000) * 8192));
+        if i % 4 == 3 {
+            log.push_str(&format!("{} f read {} 4096\n", i * 50 + 10, (i * 31 % 1000) * 8192));
+        }
+        if i % 50 == 49 {
+            log.push_str(&format!("{} f sync\n", i * 50 + 20));
+        }
+    }
+    std::fs::write(dir.join("trace.log"), &log).unwrap();
+    let dev = common::small_device(0.15, "greedy");
+    for fs in ["", "[fs]\nmode = \"lfs\"\n"] {
+        let text = format!("{dev}\n{fs}\n[[job]]\nname = \"replay\"\nread_iolog = \"trace.log\"\n");
+        let s = Scenario::from_toml_str_in(&text, &[], &dir).unwrap();
+        let r = engine::run(s).unwrap();
+        let j = &r.jobs[0];
+        assert_eq!(j.write.total_ios, 200, "{fs}");
+        assert_eq!(j.read.total_ios, 50);
+        assert_eq!(j.sync.total_ios, 4);
+        assert!(j.write.runtime >= 9, "v3 timestamps pace the replay (last at 9.95 ms): {} ms", j.write.runtime);
+        assert!(r.oracle.blocks_checked_count >= 50);
+        assert_eq!(r.oracle.mismatches_count, 0);
+    }
+}
+
+#[test]
+fn bad_job_files_and_iologs_are_scenario_errors() {
+    let dir = tmp_dir("bad");
+    std::fs::write(dir.join("bad.fio"), "[a]\nrw=randwrite\nfrobnicate=1\n").unwrap();
+    std::fs::write(dir.join("badrw.fio"), "[a]\nrw=randwrit\n").unwrap();
+    std::fs::write(dir.join("bad.log"), "fio version 2 iolog\nf add\nf write 512 4096\n").unwrap();
+    let dev = common::small_device(0.15, "greedy");
+    let cases = [
+        (format!("fio_job_file = \"bad.fio\"\n{dev}"), "line 3"),
+        (format!("fio_job_file = \"badrw.fio\"\n{dev}"), "randwrit"),
+        (format!("fio_job_file = \"missing.fio\"\n{dev}"), "cannot read"),
+        (format!("{dev}\n[[job]]\nread_iolog = \"bad.log\"\n"), "line 3"),
+        (format!("{dev}\n[fs]\n[[job]]\ndirect = 0\n"), "page cache"),
+        (format!("{dev}\n[[job]]\nnrfiles = 2\n"), "[fs]"),
+        (format!("{dev}\n[fs]\n[[job]]\nsize = \"200%\"\n"), "200%"),
+    ];
+    for (text, needle) in cases {
+        let e = Scenario::from_toml_str_in(&text, &[], &dir).expect_err(needle).to_string();
+        assert!(e.contains(needle), "{needle}: {e}");
+    }
+}
