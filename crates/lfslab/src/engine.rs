@@ -160,7 +160,8 @@ impl Run {
             Stack::Fs { fs, files, .. } => {
                 let set = files.as_ref().expect("precondition() lays out the files first");
                 fs.dev.dev.start_activity_log(self.now, s.series_interval);
-                let mut target = FsTarget { fs, files: set };
+                let direct = s.jobs.iter().flat_map(|j| (0..j.numjobs).map(|_| j.direct)).collect();
+                let mut target = FsTarget { fs, files: set, direct };
                 let mut out = workload::run(&mut target, &s.jobs, &wrng, &cfg)?;
                 let activity = fs.dev.dev.take_activity_log().expect("started above");
                 out.series.add_device_activity(&activity.program_slots, &activity.gc_victims, out.end);

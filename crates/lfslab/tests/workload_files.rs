@@ -79,7 +79,7 @@ fn bad_job_files_and_iologs_are_scenario_errors() {
         (format!("fio_job_file = \"badrw.fio\"\n{dev}"), "randwrit"),
         (format!("fio_job_file = \"missing.fio\"\n{dev}"), "cannot read"),
         (format!("{dev}\n[[job]]\nread_iolog = \"bad.log\"\n"), "line 3"),
-        (format!("{dev}\n[fs]\n[[job]]\ndirect = 0\n"), "page cache"),
+        (format!("{dev}\n[fs]\n[[job]]\ndirect = 2\n"), "job[0].direct"),
         (format!("{dev}\n[[job]]\nnrfiles = 2\n"), "[fs]"),
         (format!("{dev}\n[fs]\n[[job]]\nsize = \"200%\"\n"), "200%"),
     ];

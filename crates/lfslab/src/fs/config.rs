@@ -76,6 +76,16 @@ pub struct FsConfig {
     /// use (F2FS dirty_nats_ratio, default 10).
     pub dirty_nats_ratio: u32,
     pub costs: FsCosts,
+    /// Page cache size in 4 KiB pages (buffered I/O).
+    pub page_cache_pages: usize,
+    /// Background writeback starts above this percent of the cache dirty
+    /// (vm.dirty_background_ratio, default 10).
+    pub dirty_background_pct: u32,
+    /// Writers write back synchronously above this percent dirty
+    /// (vm.dirty_ratio, default 20).
+    pub dirty_pct: u32,
+    /// Dirty pages older than this are written back (vm.dirty_expire_centisecs, 30 s).
+    pub dirty_expire_s: f64,
 }
 
 impl Default for FsConfig {
@@ -91,6 +101,10 @@ impl Default for FsConfig {
             cp_interval_s: 60.0,
             dirty_nats_ratio: 10,
             costs: FsCosts::default(),
+            page_cache_pages: 256 << 8,
+            dirty_background_pct: 10,
+            dirty_pct: 20,
+            dirty_expire_s: 30.0,
         }
     }
 }

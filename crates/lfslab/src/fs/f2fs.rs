@@ -17,7 +17,7 @@ use super::layout::{Layout, LayoutError, BLOCKS_PER_SEG};
 use super::node::{DnodeSlot, Nid, NodeKind, NodeManager, MAX_FILE_BLOCKS, NULL_ADDR};
 use super::segment::{LogType, NoSpace, SegmentManager};
 use super::victim::{CostBenefit, Greedy, SectionVictim};
-use crate::host::{LockStats, SimMutex, SimRwLock};
+use crate::host::{LockStats, PageCache, SimMutex, SimRwLock};
 use crate::nand::Lpn;
 use crate::nvme::BlockDevice;
 use crate::oracle::{DataTag, Fingerprint, OracleStats};
@@ -165,6 +165,8 @@ pub struct F2fs<D: BlockDevice> {
     cp_version: u64,
     pending_discards: Vec<(u64, u32)>,
     scratch_read: Vec<Option<Fingerprint>>,
+    cache: PageCache,
+    last_writeback_pages: usize,
 }
 
 fn meta_fp(kind: u64, blk: u64, version: u64) -> Fingerprint {
@@ -175,6 +177,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// mkfs + mount on `dev` using its whole capacity.
     pub fn format(dev: D, cfg: FsConfig) -> Result<Self, LayoutError> {
         let layout = Layout::mkfs(dev.capacity_blocks(), cfg.segs_per_sec, cfg.overprovision_pct)?;
+        let cfg_cache_pages = cfg.page_cache_pages;
         let mut nm = NodeManager::new(layout.max_nid);
         let root = nm.new_inode().expect("fresh node manager has nids");
         let main_blocks = layout.main_segments as usize * BLOCKS_PER_SEG as usize;
@@ -197,6 +200,8 @@ impl<D: BlockDevice> F2fs<D> {
             cp_version: 0,
             pending_discards: Vec::new(),
             scratch_read: Vec::new(),
+            cache: PageCache::new(cfg_cache_pages),
+            last_writeback_pages: 0,
         };
         fs.checkpoint(SimTime::ZERO);
         fs.stats = FsStats::default();
@@ -523,7 +528,31 @@ impl<D: BlockDevice> F2fs<D> {
                 self.stats.gc_moved_node_blocks += nids.len() as u64;
                 t = self.write_nodes(ssa_done + cpu, &nids)?;
             } else {
-                let (read_done, data) = self.submit_reads(ssa_done, &blocks);
+                // Pages cached clean need no read (D2FS §8.5: most are cached).
+                let mut data: Vec<Option<Fingerprint>> = vec![None; blocks.len()];
+                let mut to_read = Vec::new();
+                let mut read_idx = Vec::new();
+                for (k, &b) in blocks.iter().enumerate() {
+                    let own = self.owner[self.main_index(b)];
+                    let nid = (own >> 32) as Nid;
+                    let cached = if nid == self.root {
+                        None
+                    } else {
+                        let node = self.nm.node(nid);
+                        self.cache.peek_clean(node.ino, node.start_off + (own as u32) as u64)
+                    };
+                    match cached {
+                        Some(fp) => data[k] = Some(Fingerprint(fp)),
+                        None => {
+                            to_read.push(b);
+                            read_idx.push(k);
+                        }
+                    }
+                }
+                let (read_done, got) = self.submit_reads(ssa_done, &to_read);
+                for (k, g) in read_idx.into_iter().zip(got) {
+                    data[k] = g;
+                }
                 let mut w = Vec::with_capacity(blocks.len());
                 let ready = read_done + cpu;
                 for (&old, fp) in blocks.iter().zip(data) {
@@ -604,21 +633,41 @@ impl<D: BlockDevice> F2fs<D> {
         Ok((ino, t))
     }
 
-    /// Write `content.len()` blocks at block offset `off` (direct I/O).
-    pub fn write(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
-        let n = content.len() as u64;
+    fn check_write(&self, ino: Ino, off: u64, n: u64) -> Result<(), FsError> {
         if !self.files.contains_key(&ino) {
             return Err(FsError::NoSuchFile(ino));
         }
         if off + n > MAX_FILE_BLOCKS {
             return Err(FsError::TooLarge { ino, blocks: off + n });
         }
-        let t0 = self.balance_fs(now)?;
-        let t = self.cp_rwsem.read_from(t0) + self.cpu(n);
+        Ok(())
+    }
+
+    /// Application data reached the file: grow it and record the oracle.
+    fn note_app_write(&mut self, ino: Ino, off: u64, content: &[Fingerprint]) {
+        let n = content.len() as u64;
+        self.stats.app_write_blocks += n;
+        let f = self.files.get_mut(&ino).expect("checked");
+        if off + n > f.size_blocks {
+            f.size_blocks = off + n;
+            self.nm.mark_dirty(ino);
+        }
+        if f.expected.len() < (off + n) as usize {
+            f.expected.resize((off + n) as usize, 0);
+        }
+        for (i, fp) in content.iter().enumerate() {
+            f.expected[off as usize + i] = fp.0;
+        }
+    }
+
+    /// Give file pages their blocks and write them (F2FS `f2fs_do_write_data_page`):
+    /// in place when the IPU policy says so, else a new block in the warm
+    /// data log; `pages` are (file offset, content), issued in order.
+    fn commit_pages(&mut self, t: SimTime, ino: Ino, pages: &[(u64, Fingerprint)]) -> Result<SimTime, FsError> {
         let ipu = self.should_ipu();
-        let mut w = Vec::with_capacity(content.len());
-        for (i, &fp) in content.iter().enumerate() {
-            let slot = self.nm.dnode_slot(ino, off + i as u64, true).ok_or(FsError::OutOfNodeIds)?;
+        let mut w = Vec::with_capacity(pages.len());
+        for &(off, fp) in pages {
+            let slot = self.nm.dnode_slot(ino, off, true).ok_or(FsError::OutOfNodeIds)?;
             let old = self.nm.get_addr(slot);
             let blk = if old != NULL_ADDR && ipu {
                 self.stats.ipu_blocks += 1;
@@ -635,28 +684,141 @@ impl<D: BlockDevice> F2fs<D> {
             };
             w.push((blk, fp));
         }
+        self.stats.data_write_blocks += pages.len() as u64;
         let done = self.submit_writes(t, &w);
+        Ok(self.write_closed_summaries(done).max(done))
+    }
+
+    /// Write `content.len()` blocks at block offset `off` with O_DIRECT.
+    pub fn write(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
+        let n = content.len() as u64;
+        self.check_write(ino, off, n)?;
+        let t0 = self.balance_fs(now)?;
+        let t = self.cp_rwsem.read_from(t0) + self.cpu(n);
+        // Direct I/O bypasses (and invalidates) cached pages of the range.
+        self.cache.drop_range(ino, off, off + n);
+        let pages: Vec<(u64, Fingerprint)> = content.iter().enumerate().map(|(i, &fp)| (off + i as u64, fp)).collect();
+        let done = self.commit_pages(t, ino, &pages)?;
         self.cp_rwsem.read_until(done);
-        self.stats.app_write_blocks += n;
-        self.stats.data_write_blocks += n;
-        let f = self.files.get_mut(&ino).expect("checked");
-        if off + n > f.size_blocks {
-            f.size_blocks = off + n;
-            self.nm.mark_dirty(ino);
-        }
-        if f.expected.len() < (off + n) as usize {
-            f.expected.resize((off + n) as usize, 0);
-        }
+        self.note_app_write(ino, off, content);
+        Ok(self.balance_fs_bg(done))
+    }
+
+    /// Buffered write: the pages go to the page cache; blocks are allocated
+    /// when writeback runs (delayed allocation). A writer that pushes dirty
+    /// pages past `dirty_pct` writes back synchronously (balance_dirty_pages).
+    pub fn write_buffered(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
+        let n = content.len() as u64;
+        self.check_write(ino, off, n)?;
+        let t0 = self.balance_fs(now)?;
+        let mut t = self.cp_rwsem.read_from(t0) + self.cpu(n);
+        self.cp_rwsem.read_until(t);
         for (i, fp) in content.iter().enumerate() {
-            f.expected[off as usize + i] = fp.0;
+            self.cache.write(ino, off + i as u64, fp.0, t);
         }
-        let t = self.write_closed_summaries(done).max(done);
+        self.note_app_write(ino, off, content);
+        let limit = self.cache.capacity() * self.cfg.dirty_pct as usize / 100;
+        if self.cache.dirty_count() > limit {
+            let target = self.cache.capacity() * self.cfg.dirty_background_pct as usize / 100;
+            t = self.writeback(t, self.cache.dirty_count() - target)?;
+        }
         Ok(self.balance_fs_bg(t))
+    }
+
+    /// Write back about `pages` dirty pages, oldest-dirtied files first, each
+    /// file in offset order; returns when the writes complete.
+    pub fn writeback(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError> {
+        let mut left = pages;
+        let mut done = now;
+        for (ino, _) in self.cache.dirty_files() {
+            if left == 0 {
+                break;
+            }
+            done = done.max(self.writeback_file(now, ino, left)?);
+            left = left.saturating_sub(self.last_writeback_pages);
+        }
+        Ok(done)
+    }
+
+    fn writeback_file(&mut self, now: SimTime, ino: Ino, max: usize) -> Result<SimTime, FsError> {
+        let dirty = self.cache.take_dirty(ino, max);
+        self.last_writeback_pages = dirty.len();
+        if dirty.is_empty() {
+            return Ok(now);
+        }
+        let t = self.balance_fs(now)?;
+        let t = self.cp_rwsem.read_from(t);
+        let pages: Vec<(u64, Fingerprint)> = dirty.into_iter().map(|(o, fp)| (o, Fingerprint(fp))).collect();
+        let done = self.commit_pages(t, ino, &pages)?;
+        self.cp_rwsem.read_until(done);
+        Ok(done)
+    }
+
+    /// Buffered read: cached pages cost no I/O; misses are read (merged) and cached.
+    pub fn read_buffered(&mut self, now: SimTime, ino: Ino, off: u64, n: u64) -> Result<SimTime, FsError> {
+        let size = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.size_blocks;
+        let t = now + self.cpu(n);
+        let end = (off + n).min(size);
+        let mut addrs = Vec::new();
+        let mut offs = Vec::new();
+        for o in off..end {
+            if let Some(fp) = self.cache.get(ino, o) {
+                self.check(ino, o, Some(Fingerprint(fp)));
+                continue;
+            }
+            match self.nm.probe(ino, o).map(|s| self.nm.get_addr(s)).filter(|&a| a != NULL_ADDR) {
+                Some(a) => {
+                    addrs.push(a as u64);
+                    offs.push(o);
+                }
+                None => self.check(ino, o, None),
+            }
+        }
+        let before = self.stats.read_cmds;
+        let (done, data) = self.submit_reads(t, &addrs);
+        self.stats.app_read_cmds += self.stats.read_cmds - before;
+        self.stats.app_read_cmd_blocks += addrs.len() as u64;
+        for (o, got) in offs.into_iter().zip(data) {
+            self.check(ino, o, got);
+            if let Some(fp) = got {
+                self.cache.insert_clean(ino, o, fp.0);
+            }
+        }
+        self.stats.app_read_blocks += n;
+        Ok(done)
+    }
+
+    /// The flusher thread: write back expired dirty pages, or enough to get
+    /// under the background threshold. Runs beside the application.
+    pub fn flusher(&mut self, now: SimTime) -> SimTime {
+        let background = self.cache.capacity() * self.cfg.dirty_background_pct as usize / 100;
+        let mut t = now;
+        if self.cache.dirty_count() > background {
+            t = self.writeback(now, self.cache.dirty_count() - background).unwrap_or(now);
+        }
+        let expire = SimDuration::from_secs_f64(self.cfg.dirty_expire_s);
+        let expired: Vec<Ino> =
+            self.cache.dirty_files().into_iter().filter(|&(_, at)| now.saturating_since(at) >= expire).map(|(i, _)| i).collect();
+        for ino in expired {
+            t = t.max(self.writeback_file(now, ino, usize::MAX).unwrap_or(now));
+        }
+        t
+    }
+
+    pub fn page_cache_stats(&self) -> crate::host::PageCacheStats {
+        self.cache.stats.clone()
     }
 
     /// Read `n` blocks at `off` (direct I/O) and check them against the oracle.
     pub fn read(&mut self, now: SimTime, ino: Ino, off: u64, n: u64) -> Result<SimTime, FsError> {
         let size = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.size_blocks;
+        // O_DIRECT reads see dirty cached data only after it is written back
+        // (filemap_write_and_wait_range).
+        let now = if self.cache.dirty_files().iter().any(|&(i, _)| i == ino) {
+            self.writeback_file(now, ino, usize::MAX)?
+        } else {
+            now
+        };
         let t = now + self.cpu(n);
         let end = (off + n).min(size);
         let mut addrs = Vec::new();
@@ -696,9 +858,10 @@ impl<D: BlockDevice> F2fs<D> {
     /// created since the last checkpoint checkpoints instead
     /// (`need_do_checkpoint`).
     pub fn fsync(&mut self, now: SimTime, ino: Ino) -> Result<SimTime, FsError> {
-        let f = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?;
+        let created = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.created_since_cp;
         let t = now + self.cpu(0);
-        if f.created_since_cp {
+        let t = self.writeback_file(t, ino, usize::MAX)?;
+        if created {
             return Ok(self.checkpoint(t));
         }
         let t = self.cp_rwsem.read_from(t);
@@ -722,6 +885,7 @@ impl<D: BlockDevice> F2fs<D> {
                 }
             }
         }
+        self.cache.drop_range(ino, blocks, u64::MAX);
         let f = self.files.get_mut(&ino).expect("checked");
         f.size_blocks = blocks;
         f.expected.resize(blocks as usize, 0);
@@ -743,6 +907,7 @@ impl<D: BlockDevice> F2fs<D> {
             self.nm.remove(nid);
         }
         self.files.remove(&ino);
+        self.cache.drop_range(ino, 0, u64::MAX);
         self.nm.mark_dirty(self.root);
         self.dentry_dirty = true;
         self.cp_rwsem.read_until(t);

@@ -40,7 +40,9 @@ fn content(tag: u64, n: usize) -> Vec<Fingerprint> {
 }
 
 /// Random file operations; returns the filesystem for inspection.
-fn stress(seed: u64, cfg: FsConfig, ops: usize) -> F2fs<Ssd> {
+fn stress(seed: u64, mut cfg: FsConfig, ops: usize) -> F2fs<Ssd> {
+    // A small cache, so eviction and dirty throttling happen.
+    cfg.page_cache_pages = 2048;
     let mut fs = F2fs::format(ssd(128), cfg).unwrap();
     let mut rng = SimRng::new(seed);
     let mut t = SimTime::ZERO;
@@ -56,14 +58,23 @@ fn stress(seed: u64, cfg: FsConfig, ops: usize) -> F2fs<Ssd> {
         }
         let ino = files[rng.below(files.len() as u64) as usize];
         t = match r {
-            0..=64 => {
+            0..=44 => {
                 let len = 1 + rng.below(32) as usize;
                 let off = rng.below(max_off);
                 fs.write(t, ino, off, &content(n as u64 + 1, len)).unwrap()
             }
-            65..=84 => {
+            45..=64 => {
+                let len = 1 + rng.below(32) as usize;
+                let off = rng.below(max_off);
+                fs.write_buffered(t, ino, off, &content(n as u64 + 1, len)).unwrap()
+            }
+            65..=74 => {
                 let off = rng.below(max_off);
                 fs.read(t, ino, off, 1 + rng.below(64)).unwrap()
+            }
+            75..=84 => {
+                let off = rng.below(max_off);
+                fs.read_buffered(t, ino, off, 1 + rng.below(64)).unwrap()
             }
             85..=89 => fs.fsync(t, ino).unwrap(),
             90..=92 => {
@@ -75,6 +86,7 @@ fn stress(seed: u64, cfg: FsConfig, ops: usize) -> F2fs<Ssd> {
                 fs.unlink(t, ino).unwrap()
             }
             94 => fs.checkpoint(t),
+            95..=96 => fs.flusher(t + SimDuration::from_secs(1)),
             _ => fs.on_idle(t + SimDuration::from_secs(1)),
         };
         if n % 500 == 0 {

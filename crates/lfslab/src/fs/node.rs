@@ -37,6 +37,9 @@ pub struct Node {
     pub slots: Vec<u32>,
     /// Inode only: i_nid[5].
     pub nids: [Nid; NIDS_PER_INODE],
+    /// File block offset of slot 0 (inode and direct nodes), so GC can map
+    /// an SSA entry (nid, ofs) back to a file page.
+    pub start_off: u64,
 }
 
 /// Where a file block's address lives: node `nid`, slot `ofs`.
@@ -113,20 +116,20 @@ impl NodeManager {
         Some(n)
     }
 
-    fn new_node(&mut self, kind: NodeKind, ino: Option<Nid>) -> Option<Nid> {
+    fn new_node(&mut self, kind: NodeKind, ino: Option<Nid>, start_off: u64) -> Option<Nid> {
         let nid = self.alloc_nid()?;
         let n = match kind {
             NodeKind::Inode => ADDRS_PER_INODE,
             _ => ADDRS_PER_BLOCK,
         } as usize;
         self.nodes[nid as usize] =
-            Some(Node { kind, ino: ino.unwrap_or(nid), slots: vec![NULL_ADDR; n], nids: [0; NIDS_PER_INODE] });
+            Some(Node { kind, ino: ino.unwrap_or(nid), slots: vec![NULL_ADDR; n], nids: [0; NIDS_PER_INODE], start_off });
         self.dirty.insert(nid);
         Some(nid)
     }
 
     pub fn new_inode(&mut self) -> Option<Nid> {
-        self.new_node(NodeKind::Inode, None)
+        self.new_node(NodeKind::Inode, None, 0)
     }
 
     pub fn node(&self, nid: Nid) -> &Node {
@@ -153,7 +156,7 @@ impl NodeManager {
                 return None;
             }
             let kind = if depth == 0 { NodeKind::Direct } else { NodeKind::Indirect };
-            nid = self.new_node(kind, Some(ino))?;
+            nid = self.new_node(kind, Some(ino), off - ofs as u64)?;
             self.node_mut(ino).nids[top] = nid;
             self.dirty.insert(ino);
         }
@@ -165,7 +168,7 @@ impl NodeManager {
                 if !alloc {
                     return None;
                 }
-                child = self.new_node(child_kind, Some(ino))?;
+                child = self.new_node(child_kind, Some(ino), off - ofs as u64)?;
                 self.node_mut(nid).slots[i] = child;
                 self.dirty.insert(nid);
             }

@@ -1,5 +1,7 @@
-//! Host-side resources: simulated locks (and, later, page cache and threads).
+//! Host-side resources: simulated locks and the page cache.
 
 mod lock;
+mod page_cache;
 
 pub use lock::{LockStats, SimMutex, SimRwLock};
+pub use page_cache::{PageCache, PageCacheStats};

@@ -129,6 +129,18 @@ pub struct HostSection {
     /// CPU time to reap one completion, in ns (default 2000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub complete_ns: Option<u64>,
+    /// Page cache size in MiB for buffered file I/O (default 1024).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_cache_mib: Option<u64>,
+    /// vm.dirty_background_ratio, percent of the page cache (default 10).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_background_ratio: Option<u32>,
+    /// vm.dirty_ratio, percent of the page cache (default 20).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_ratio: Option<u32>,
+    /// vm.dirty_expire in seconds (default 30).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_expire_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
@@ -186,8 +198,7 @@ pub struct JobSection {
     /// Size of each file (fio filesize; default size / nrfiles; filesystem only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub filesize: Option<SizeValue>,
-    /// fio direct: 1 = O_DIRECT (default 1; buffered I/O needs the page cache,
-    /// which is not built yet, and is rejected).
+    /// fio direct: 1 = O_DIRECT, 0 = buffered through the page cache (default 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub direct: Option<u32>,
     /// fio fsync: fsync after every N writes (default 0 = never).

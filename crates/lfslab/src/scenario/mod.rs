@@ -263,7 +263,7 @@ impl Scenario {
 
         // ---- filesystem
         let fs = match r.fs.as_mut() {
-            Some(f) => Some(resolve_fs(f, logical_pages)?),
+            Some(f) => Some(resolve_fs(f, logical_pages, &mut r.host)?),
             None => None,
         };
 
@@ -314,7 +314,21 @@ impl Scenario {
     }
 }
 
-fn resolve_fs(f: &mut FsSection, device_blocks: u64) -> Result<FsScenario, ScenarioError> {
+fn resolve_fs(f: &mut FsSection, device_blocks: u64, host: &mut HostSection) -> Result<FsScenario, ScenarioError> {
+    let cache_mib = *host.page_cache_mib.get_or_insert(1024);
+    if cache_mib == 0 || cache_mib > (1 << 20) {
+        return Err(ScenarioError::invalid("host.page_cache_mib", cache_mib, "must be between 1 and 1048576"));
+    }
+    let dirty_bg = *host.dirty_background_ratio.get_or_insert(10);
+    let dirty = *host.dirty_ratio.get_or_insert(20);
+    if dirty == 0 || dirty > 100 || dirty_bg > dirty {
+        return Err(ScenarioError::invalid(
+            "host.dirty_ratio",
+            dirty,
+            format!("must be 1..=100 and at least host.dirty_background_ratio ({dirty_bg})"),
+        ));
+    }
+    let dirty_expire_s = finite_in("host.dirty_expire_s", *host.dirty_expire_s.get_or_insert(30.0), 0.001, 1e6)?;
     let kind = f.kind.get_or_insert_with(|| "f2fs".into()).clone();
     if kind != "f2fs" {
         return Err(ScenarioError::invalid("fs.kind", format!("{kind:?}"), "unknown filesystem; valid: f2fs"));
@@ -369,6 +383,10 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64) -> Result<FsScenario, Scena
             per_block_ns: *f.per_block_ns.get_or_insert(d.per_block_ns),
             gc_per_block_ns: *f.gc_per_block_ns.get_or_insert(d.gc_per_block_ns),
         },
+        page_cache_pages: (cache_mib * 256) as usize,
+        dirty_background_pct: dirty_bg,
+        dirty_pct: dirty,
+        dirty_expire_s,
     };
     // Validate the layout now so a bad partition is a scenario error, not a run failure.
     crate::fs::Layout::mkfs(partition_blocks, segs_per_sec, f.overprovision_pct).map_err(|e| {
@@ -466,12 +484,8 @@ fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool, bas
             return Err(ScenarioError::invalid(f("offset"), show(&offset_v), "offsets inside files are not supported"));
         }
         let direct = *j.direct.get_or_insert(1);
-        if direct != 1 {
-            return Err(ScenarioError::invalid(
-                f("direct"),
-                direct,
-                "buffered I/O needs the page cache, which lfslab does not model yet; use direct = 1",
-            ));
+        if direct > 1 {
+            return Err(ScenarioError::invalid(f("direct"), direct, "must be 0 (buffered) or 1 (O_DIRECT)"));
         }
         let nrfiles = *j.nrfiles.get_or_insert(1);
         if nrfiles == 0 || nrfiles > 1_000_000 {
@@ -530,7 +544,9 @@ fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool, bas
             return Err(ScenarioError::invalid(f("filename"), "(set)", "a named file needs nrfiles = 1 and no read_iolog"));
         }
     }
+    let direct = j.direct.unwrap_or(1) == 1;
     Ok(JobSpec {
+        direct,
         filename,
         time_based,
         group: 0,

@@ -101,8 +101,11 @@ pub trait IoTarget {
     fn issue(&mut self, clone: usize, op: &Op, at: SimTime) -> Result<SimTime, Self::Error>;
     /// The clone's next two synthetic ops, for prefetching.
     fn hint(&mut self, _clone: usize, _soon: &Op, _later: &Op) {}
-    /// Idle-time work (filesystem daemons); called by the daemon tick.
+    /// Idle-time work (filesystem daemons); called by the daemon tick when
+    /// no I/O completed for 100 ms.
     fn idle(&mut self, _now: SimTime) {}
+    /// Periodic work regardless of load (the page-cache flusher).
+    fn tick(&mut self, _now: SimTime) {}
 }
 
 /// Where a clone's synthetic I/O goes, in blocks from the start of its region.
@@ -261,6 +264,7 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
         let ci = match ev {
             Event::Daemon => {
                 if clones.iter().any(|c| !c.finished) {
+                    target.tick(t);
                     if t.saturating_since(last_io) >= quiet {
                         target.idle(t);
                     }

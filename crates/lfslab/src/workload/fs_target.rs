@@ -98,6 +98,8 @@ pub fn age_files<D: BlockDevice>(
 pub struct FsTarget<'a, D: BlockDevice> {
     pub fs: &'a mut F2fs<D>,
     pub files: &'a FileSet,
+    /// Per clone: O_DIRECT or buffered.
+    pub direct: Vec<bool>,
 }
 
 impl<D: BlockDevice> IoTarget for FsTarget<'_, D> {
@@ -105,11 +107,17 @@ impl<D: BlockDevice> IoTarget for FsTarget<'_, D> {
 
     fn issue(&mut self, clone: usize, op: &Op, at: SimTime) -> Result<SimTime, FsError> {
         let ino = self.files.files[clone][op.file as usize];
+        let direct = self.direct[clone];
         match op.kind {
-            OpKind::Read => self.fs.read(at, ino, op.off, op.blocks as u64),
+            OpKind::Read if direct => self.fs.read(at, ino, op.off, op.blocks as u64),
+            OpKind::Read => self.fs.read_buffered(at, ino, op.off, op.blocks as u64),
             OpKind::Write => {
                 let data: Vec<Fingerprint> = (0..op.blocks as u64).map(|i| DataTag(op.tag).block(i)).collect();
-                self.fs.write(at, ino, op.off, &data)
+                if direct {
+                    self.fs.write(at, ino, op.off, &data)
+                } else {
+                    self.fs.write_buffered(at, ino, op.off, &data)
+                }
             }
             OpKind::Sync => self.fs.fsync(at, ino),
             OpKind::Trim => Err(FsError::Unsupported("trim (hole punching) on files")),
@@ -118,5 +126,9 @@ impl<D: BlockDevice> IoTarget for FsTarget<'_, D> {
 
     fn idle(&mut self, now: SimTime) {
         self.fs.on_idle(now);
+    }
+
+    fn tick(&mut self, now: SimTime) {
+        self.fs.flusher(now);
     }
 }

@@ -80,6 +80,8 @@ pub struct JobSpec {
     pub replay_no_stall: bool,
     /// fio filename: a file shared by every job and clone that names it.
     pub filename: Option<String>,
+    /// fio direct: O_DIRECT (true) or buffered through the page cache.
+    pub direct: bool,
 }
 
 impl JobSpec {
