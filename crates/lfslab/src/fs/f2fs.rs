@@ -461,6 +461,12 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     fn issue_discards(&mut self, at: SimTime, max: usize) -> SimTime {
+        // A section reused since it was freed has live data now: its pending
+        // discard is dropped (F2FS removes a discard command when its blocks
+        // are written again, `f2fs_wait_discard_bio`).
+        let main = self.layout.main_blkaddr;
+        let per_sec = self.layout.blocks_per_sec();
+        self.pending_discards.retain(|&(blk, _)| self.sm.section_is_free(((blk - main) / per_sec) as u32));
         let n = max.min(self.pending_discards.len());
         let mut done = at;
         for (blk, len) in self.pending_discards.drain(..n).collect::<Vec<_>>() {

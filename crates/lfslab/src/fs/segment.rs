@@ -128,6 +128,10 @@ impl SegmentManager {
         }
     }
 
+    pub fn section_is_free(&self, secno: u32) -> bool {
+        self.sec_state[secno as usize] == SecState::Free
+    }
+
     pub fn free_sections(&self) -> u32 {
         self.free_count
     }

@@ -4,8 +4,9 @@
 //! dirty_writeback 5 s; Documentation/admin-guide/sysctl/vm.rst).
 //!
 //! Lookup is by hash, but nothing iterates the hash map: eviction follows
-//! an ordered LRU list and writeback an ordered per-file dirty set, so runs
-//! stay deterministic.
+//! an ordered LRU list of clean pages (dirty pages leave it until written
+//! back) and writeback an ordered per-file dirty set, so runs stay
+//! deterministic and eviction is O(1) per page.
 
 use crate::sim::SimTime;
 use serde::Serialize;
@@ -67,13 +68,17 @@ impl PageCache {
         self.dirty_count
     }
 
+    /// Refresh a page's age; only clean pages live in the LRU list.
     fn touch(&mut self, key: Key) {
         let seq = self.next_seq;
         self.next_seq += 1;
         let p = self.pages.get_mut(&key).expect("touching a cached page");
-        self.lru.remove(&p.seq);
-        p.seq = seq;
-        self.lru.insert(seq, key);
+        let dirty = p.dirty;
+        let old = std::mem::replace(&mut p.seq, seq);
+        if !dirty {
+            self.lru.remove(&old);
+            self.lru.insert(seq, key);
+        }
     }
 
     /// Content of a cached page (None on a miss); a hit refreshes its LRU age.
@@ -106,34 +111,24 @@ impl PageCache {
         let seq = self.next_seq;
         self.next_seq += 1;
         if let Some(old) = self.pages.insert(key, Page { seq, dirty, fp }) {
-            self.lru.remove(&old.seq);
+            if !old.dirty {
+                self.lru.remove(&old.seq);
+            }
             if old.dirty && !dirty {
                 self.unmark_dirty(key);
             }
         }
-        self.lru.insert(seq, key);
+        if !dirty {
+            self.lru.insert(seq, key);
+        }
         self.evict_clean();
     }
 
     /// Evict clean pages, least recently used first, while over capacity.
     /// Dirty pages are never evicted; writeback must clean them first.
     fn evict_clean(&mut self) {
-        if self.pages.len() <= self.capacity {
-            return;
-        }
-        let mut victims = Vec::new();
-        let mut excess = self.pages.len() - self.capacity;
-        for (&seq, key) in &self.lru {
-            if excess == 0 {
-                break;
-            }
-            if !self.pages[key].dirty {
-                victims.push((seq, *key));
-                excess -= 1;
-            }
-        }
-        for (seq, key) in victims {
-            self.lru.remove(&seq);
+        while self.pages.len() > self.capacity {
+            let Some((_, key)) = self.lru.pop_first() else { break };
             self.pages.remove(&key);
             self.stats.evictions += 1;
         }
@@ -187,27 +182,34 @@ impl PageCache {
             let p = self.pages.get_mut(&(ino, off)).expect("dirty page is cached");
             p.dirty = false;
             out.push((off, p.fp));
+            self.lru.insert(p.seq, (ino, off));
             self.unmark_dirty((ino, off));
         }
         self.evict_clean();
         out
     }
 
-    /// Drop pages of `ino` at offsets >= `from` (truncate, unlink, direct I/O).
+    /// Drop pages of `ino` in [from, to) (truncate, unlink, direct I/O).
     pub fn drop_range(&mut self, ino: u32, from: u64, to: u64) {
-        let keys: Vec<u64> = match self.dirty.get(&ino) {
-            Some((_, set)) => set.range(from..to).copied().collect(),
+        let mut victims: Vec<Key> = match self.dirty.get(&ino) {
+            Some((_, set)) => set.range(from..to).map(|&o| (ino, o)).collect(),
             None => Vec::new(),
         };
-        for off in keys {
-            self.unmark_dirty((ino, off));
+        for &k in &victims {
+            self.unmark_dirty(k);
         }
-        // Clean pages: walk the LRU (ordered) for this file's range.
-        let victims: Vec<(u64, Key)> =
-            self.lru.iter().filter(|(_, k)| k.0 == ino && k.1 >= from && k.1 < to).map(|(&s, &k)| (s, k)).collect();
-        for (seq, key) in victims {
-            self.lru.remove(&seq);
-            self.pages.remove(&key);
+        // Clean pages: short ranges (direct I/O) by key, long ones (truncate) by an LRU scan.
+        if to.saturating_sub(from) <= 4096 {
+            victims.extend((from..to).map(|o| (ino, o)).filter(|k| self.pages.contains_key(k)));
+        } else {
+            victims.extend(self.lru.values().filter(|k| k.0 == ino && k.1 >= from && k.1 < to).copied());
+        }
+        for key in victims {
+            if let Some(p) = self.pages.remove(&key) {
+                if !p.dirty {
+                    self.lru.remove(&p.seq);
+                }
+            }
         }
     }
 }
