@@ -50,11 +50,13 @@ pub struct FsCosts {
     /// Per GC block migrated (page-cache allocation and filemap walk, which
     /// D2FS §8.5 finds dominate FS GC time).
     pub gc_per_block_ns: u64,
+    /// Per block allocated while holding a log's curseg mutex.
+    pub alloc_ns: u64,
 }
 
 impl Default for FsCosts {
     fn default() -> Self {
-        FsCosts { syscall_ns: 1_000, per_block_ns: 500, gc_per_block_ns: 5_000 }
+        FsCosts { syscall_ns: 1_000, per_block_ns: 500, gc_per_block_ns: 5_000, alloc_ns: 100 }
     }
 }
 

@@ -105,6 +105,8 @@ impl FsStats {
 #[derive(Clone, Debug)]
 struct FileState {
     size_blocks: u64,
+    /// Size as of the last fsync/fdatasync (fdatasync may skip the inode if unchanged).
+    synced_size: u64,
     /// Oracle: expected fingerprint per block (0 = hole).
     expected: Vec<u64>,
     created_since_cp: bool,
@@ -143,6 +145,8 @@ pub struct FsLockStats {
     pub gc_lock: LockStats,
     pub cp_rwsem_read: LockStats,
     pub cp_rwsem_write: LockStats,
+    /// The warm data log's curseg mutex (where application data is allocated).
+    pub curseg_warm_data: LockStats,
 }
 
 pub struct F2fs<D: BlockDevice> {
@@ -161,6 +165,8 @@ pub struct F2fs<D: BlockDevice> {
     oracle: OracleStats,
     gc_lock: SimMutex,
     cp_rwsem: SimRwLock,
+    /// Per-log `curseg_mutex`, held while blocks are allocated.
+    curseg_lock: [SimMutex; 6],
     last_cp: SimTime,
     cp_version: u64,
     pending_discards: Vec<(u64, u32)>,
@@ -196,6 +202,7 @@ impl<D: BlockDevice> F2fs<D> {
             oracle: OracleStats::default(),
             gc_lock: SimMutex::default(),
             cp_rwsem: SimRwLock::default(),
+            curseg_lock: Default::default(),
             last_cp: SimTime::ZERO,
             cp_version: 0,
             pending_discards: Vec::new(),
@@ -225,6 +232,7 @@ impl<D: BlockDevice> F2fs<D> {
             gc_lock: self.gc_lock.stats.clone(),
             cp_rwsem_read: self.cp_rwsem.read_stats.clone(),
             cp_rwsem_write: self.cp_rwsem.write_stats.clone(),
+            curseg_warm_data: self.curseg_lock[LogType::WarmData.index()].stats.clone(),
         }
     }
     pub fn free_sections(&self) -> u32 {
@@ -632,7 +640,7 @@ impl<D: BlockDevice> F2fs<D> {
         let t = self.balance_fs(now)?;
         let t = self.cp_rwsem.read_from(t) + self.cpu(1);
         let ino = self.nm.new_inode().ok_or(FsError::OutOfNodeIds)?;
-        self.files.insert(ino, FileState { size_blocks: 0, expected: Vec::new(), created_since_cp: true });
+        self.files.insert(ino, FileState { size_blocks: 0, synced_size: 0, expected: Vec::new(), created_since_cp: true });
         self.nm.mark_dirty(self.root);
         self.dentry_dirty = true;
         self.cp_rwsem.read_until(t);
@@ -671,6 +679,8 @@ impl<D: BlockDevice> F2fs<D> {
     /// data log; `pages` are (file offset, content), issued in order.
     fn commit_pages(&mut self, t: SimTime, ino: Ino, pages: &[(u64, Fingerprint)]) -> Result<SimTime, FsError> {
         let ipu = self.should_ipu();
+        let hold = SimDuration(self.cfg.costs.alloc_ns * pages.len() as u64);
+        let (_, t) = self.curseg_lock[LogType::WarmData.index()].hold(t, hold);
         let mut w = Vec::with_capacity(pages.len());
         for &(off, fp) in pages {
             let slot = self.nm.dnode_slot(ino, off, true).ok_or(FsError::OutOfNodeIds)?;
@@ -864,14 +874,30 @@ impl<D: BlockDevice> F2fs<D> {
     /// created since the last checkpoint checkpoints instead
     /// (`need_do_checkpoint`).
     pub fn fsync(&mut self, now: SimTime, ino: Ino) -> Result<SimTime, FsError> {
-        let created = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.created_since_cp;
+        self.sync_file(now, ino, false)
+    }
+
+    /// fdatasync: like fsync, but the inode block is written only when the
+    /// file size changed since the last sync (F2FS skips inode-only updates
+    /// for datasync).
+    pub fn fdatasync(&mut self, now: SimTime, ino: Ino) -> Result<SimTime, FsError> {
+        self.sync_file(now, ino, true)
+    }
+
+    fn sync_file(&mut self, now: SimTime, ino: Ino, datasync: bool) -> Result<SimTime, FsError> {
+        let f = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?;
+        let (created, size_changed) = (f.created_since_cp, f.size_blocks != f.synced_size);
         let t = now + self.cpu(0);
         let t = self.writeback_file(t, ino, usize::MAX)?;
+        self.files.get_mut(&ino).expect("checked").synced_size = self.files[&ino].size_blocks;
         if created {
             return Ok(self.checkpoint(t));
         }
         let t = self.cp_rwsem.read_from(t);
-        let nids = self.nm.dirty_of(ino);
+        let mut nids = self.nm.dirty_of(ino);
+        if datasync && !size_changed {
+            nids.retain(|&n| n != ino);
+        }
         let t = self.write_nodes(t, &nids)?;
         let t = self.dev.flush(t);
         self.cp_rwsem.read_until(t);

@@ -29,6 +29,18 @@ pub struct PageCacheStats {
     pub pages_dirtied: u64,
 }
 
+impl PageCacheStats {
+    /// Counters accumulated since `earlier`.
+    pub fn since(&self, earlier: &PageCacheStats) -> PageCacheStats {
+        PageCacheStats {
+            hits: self.hits - earlier.hits,
+            misses: self.misses - earlier.misses,
+            evictions: self.evictions - earlier.evictions,
+            pages_dirtied: self.pages_dirtied - earlier.pages_dirtied,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct PageCache {
     capacity: usize,

@@ -6,6 +6,7 @@
 use super::latency::LatencySummary;
 use super::timeseries::Bucket;
 use crate::fs::{FsLockStats, FsStats};
+use crate::host::PageCacheStats;
 use crate::ftl::FtlStats;
 use crate::oracle::OracleStats;
 use crate::workload::PreconditionSummary;
@@ -90,6 +91,7 @@ pub struct FsReport {
     pub utilization_end_pct: f64,
     pub free_sections_end: u32,
     pub locks: FsLockStats,
+    pub page_cache: PageCacheStats,
 }
 
 impl PartialEq for FsReport {
@@ -252,6 +254,20 @@ impl RunReport {
                 fmt_bytes((c.meta_write_blocks * 4096) as f64),
                 c.discard_cmds,
                 fs.mean_read_request_kib,
+            );
+            let l = &fs.locks;
+            let p = &fs.page_cache;
+            let _ = writeln!(
+                s,
+                "host     page cache {} hits / {} misses, {} evictions | waits: gc_lock {:.3}s ({}x), cp_rwsem read {:.3}s, write {:.3}s, curseg {:.3}s",
+                p.hits,
+                p.misses,
+                p.evictions,
+                l.gc_lock.wait_ns as f64 / 1e9,
+                l.gc_lock.contended,
+                l.cp_rwsem_read.wait_ns as f64 / 1e9,
+                l.cp_rwsem_write.wait_ns as f64 / 1e9,
+                l.curseg_warm_data.wait_ns as f64 / 1e9,
             );
         }
         let o = &self.oracle;

@@ -265,6 +265,9 @@ pub struct FsSection {
     /// Host CPU ns per block migrated by FS GC (default 5000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_per_block_ns: Option<u64>,
+    /// Host CPU ns per block allocated under a log's curseg mutex (default 100).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alloc_ns: Option<u64>,
     /// Interval of the idle-work daemon (BG GC, discard) in ms (default 1000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub daemon_interval_ms: Option<f64>,

@@ -382,6 +382,7 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, host: &mut HostSection) -> 
             syscall_ns: *f.syscall_ns.get_or_insert(d.syscall_ns),
             per_block_ns: *f.per_block_ns.get_or_insert(d.per_block_ns),
             gc_per_block_ns: *f.gc_per_block_ns.get_or_insert(d.gc_per_block_ns),
+            alloc_ns: *f.alloc_ns.get_or_insert(d.alloc_ns),
         },
         page_cache_pages: (cache_mib * 256) as usize,
         dirty_background_pct: dirty_bg,

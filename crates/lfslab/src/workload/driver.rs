@@ -80,7 +80,14 @@ pub enum OpKind {
     Read,
     Write,
     Sync,
+    Datasync,
     Trim,
+}
+
+impl OpKind {
+    fn is_sync(self) -> bool {
+        matches!(self, OpKind::Sync | OpKind::Datasync)
+    }
 }
 
 /// One I/O of a clone: `blocks` at block `off` of the clone's file `file`
@@ -149,7 +156,8 @@ struct Clone {
     inflight: u32,
     cpu_free: SimTime,
     writes_since_sync: u32,
-    sync_pending: bool,
+    /// A sync barrier waits for in-flight I/O (Some(kind) until issued).
+    sync_pending: Option<OpKind>,
     sync_inflight: bool,
     wake_at: Option<SimTime>,
     /// File of the last write (what `fsync=N` syncs).
@@ -235,7 +243,7 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
                 inflight: 0,
                 cpu_free: start,
                 writes_since_sync: 0,
-                sync_pending: false,
+                sync_pending: None,
                 sync_inflight: false,
                 wake_at: None,
                 last_file: 0,
@@ -282,7 +290,7 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
             Event::Complete { clone, kind, blocks, submitted } => {
                 let cl = &mut clones[clone as usize];
                 cl.inflight -= 1;
-                if kind == OpKind::Sync {
+                if kind.is_sync() {
                     cl.sync_inflight = false;
                 }
                 let begin = t.max(cl.cpu_free);
@@ -293,7 +301,7 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
                 let dir = match kind {
                     OpKind::Read => &mut r.read,
                     OpKind::Write | OpKind::Trim => &mut r.write,
-                    OpKind::Sync => &mut r.sync,
+                    OpKind::Sync | OpKind::Datasync => &mut r.sync,
                 };
                 dir.ios += 1;
                 dir.bytes += bytes;
@@ -302,7 +310,7 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
                 match kind {
                     OpKind::Read => series.record_io(cl.cpu_free, bytes, 0),
                     OpKind::Write => series.record_io(cl.cpu_free, 0, bytes),
-                    OpKind::Sync | OpKind::Trim => {}
+                    OpKind::Sync | OpKind::Datasync | OpKind::Trim => {}
                 }
                 clone as usize
             }
@@ -358,12 +366,12 @@ fn pump<T: IoTarget>(
         if cl.sync_inflight {
             return Ok(());
         }
-        if cl.sync_pending {
+        if let Some(kind) = cl.sync_pending {
             if cl.inflight > 0 {
                 return Ok(());
             }
-            cl.sync_pending = false;
-            let op = Op { kind: OpKind::Sync, file: cl.last_file, off: 0, blocks: 0, tag: 0 };
+            cl.sync_pending = None;
+            let op = Op { kind, file: cl.last_file, off: 0, blocks: 0, tag: 0 };
             issue(ci, cl, op, target, sched, costs)?;
             continue;
         }
@@ -405,8 +413,11 @@ fn pump<T: IoTarget>(
                                 IologAction::Read => OpKind::Read,
                                 IologAction::Write => OpKind::Write,
                                 IologAction::Trim => OpKind::Trim,
-                                IologAction::Sync => {
-                                    cl.sync_pending = true;
+                                IologAction::Sync | IologAction::Datasync => {
+                                    let kind =
+                                        if o.action == IologAction::Sync { OpKind::Sync } else { OpKind::Datasync };
+                                    cl.sync_pending = Some(kind);
+                                    cl.last_file = o.file;
                                     continue;
                                 }
                             };
@@ -417,7 +428,7 @@ fn pump<T: IoTarget>(
             }
         };
         let Some(op) = op else {
-            if cl.inflight == 0 && !cl.sync_pending {
+            if cl.inflight == 0 && cl.sync_pending.is_none() {
                 cl.finished = true;
             }
             return Ok(());
@@ -430,7 +441,7 @@ fn pump<T: IoTarget>(
             cl.writes_since_sync += 1;
             if cl.writes_since_sync >= job.fsync_every {
                 cl.writes_since_sync = 0;
-                cl.sync_pending = true;
+                cl.sync_pending = Some(OpKind::Sync);
             }
         }
     }
@@ -449,7 +460,7 @@ fn issue<T: IoTarget>(
     cl.issued_blocks += op.blocks as u64;
     let done = target.issue(ci, &op, cl.cpu_free)?;
     cl.inflight += 1;
-    if op.kind == OpKind::Sync {
+    if op.kind.is_sync() {
         cl.sync_inflight = true;
     }
     sched.schedule(done, Event::Complete { clone: ci as u32, kind: op.kind, blocks: op.blocks, submitted });

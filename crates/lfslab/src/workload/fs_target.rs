@@ -120,6 +120,7 @@ impl<D: BlockDevice> IoTarget for FsTarget<'_, D> {
                 }
             }
             OpKind::Sync => self.fs.fsync(at, ino),
+            OpKind::Datasync => self.fs.fdatasync(at, ino),
             OpKind::Trim => Err(FsError::Unsupported("trim (hole punching) on files")),
         }
     }

@@ -13,6 +13,7 @@ pub enum IologAction {
     Read,
     Write,
     Sync,
+    Datasync,
     Trim,
 }
 
@@ -94,13 +95,14 @@ pub fn parse(text: &str) -> Result<Iolog, String> {
             }
             "read" => Some(IologAction::Read),
             "write" => Some(IologAction::Write),
-            "sync" | "datasync" => Some(IologAction::Sync),
+            "sync" => Some(IologAction::Sync),
+            "datasync" => Some(IologAction::Datasync),
             "trim" => Some(IologAction::Trim),
             _ => return Err(err(line, format!("unknown action {action:?}"))),
         };
         let Some(action) = io else { continue };
         let file = file_idx.ok_or_else(|| err(line, format!("I/O on {name:?} before add")))? as u32;
-        let (off_blocks, blocks) = if action == IologAction::Sync {
+        let (off_blocks, blocks) = if matches!(action, IologAction::Sync | IologAction::Datasync) {
             (0, 0)
         } else {
             let off = num(line, "offset", f.next())?;

@@ -47,7 +47,7 @@ impl IoTarget for RawTarget<'_> {
                 }
                 Opcode::Discard { slba, nlb: op.blocks }
             }
-            OpKind::Sync => Opcode::Flush,
+            OpKind::Sync | OpKind::Datasync => Opcode::Flush,
         };
         let qp = &mut self.qps[clone];
         qp.submit(at, Command { id, op: opcode }).expect("driver respects the queue depth");
