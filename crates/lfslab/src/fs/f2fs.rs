@@ -69,6 +69,8 @@ pub struct FsStats {
     pub write_cmds: u64,
     /// Allocations that found no free section (should stay 0: GC prevents it).
     pub out_of_space: u64,
+    /// Foreground GC rounds that found no section with a free block.
+    pub gc_futile: u64,
 }
 
 macro_rules! fs_stats_since {
@@ -81,7 +83,7 @@ impl FsStats {
         fs_stats_since!(self, earlier, app_write_blocks, app_read_blocks, data_write_blocks, node_write_blocks,
             meta_write_blocks, ipu_blocks, ssr_blocks, gc_fg_count, gc_bg_count, gc_moved_data_blocks,
             gc_moved_node_blocks, gc_time_ns, fg_gc_stall_ns, checkpoints, checkpoint_time_ns, discard_cmds,
-            discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space)
+            discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space, gc_futile)
     }
 
     /// FS write amplification: blocks the FS wrote / blocks applications wrote.
@@ -173,6 +175,8 @@ pub struct F2fs<D: BlockDevice> {
     scratch_read: Vec<Option<Fingerprint>>,
     cache: PageCache,
     last_writeback_pages: usize,
+    /// File blocks in use (written and not truncated), for ENOSPC.
+    used_blocks: u64,
 }
 
 fn meta_fp(kind: u64, blk: u64, version: u64) -> Fingerprint {
@@ -209,6 +213,7 @@ impl<D: BlockDevice> F2fs<D> {
             scratch_read: Vec::new(),
             cache: PageCache::new(cfg_cache_pages),
             last_writeback_pages: 0,
+            used_blocks: 0,
         };
         fs.checkpoint(SimTime::ZERO);
         fs.stats = FsStats::default();
@@ -497,18 +502,22 @@ impl<D: BlockDevice> F2fs<D> {
         let got = self.gc_lock.acquire(now);
         let gc_start = got;
         let mut t = got;
-        let mut rounds = 0;
         while self.not_enough_free_secs() {
-            rounds += 1;
             if self.sm.prefree_sections() > 0 {
                 t = self.checkpoint(t);
                 continue;
             }
             let cands = self.sm.victim_candidates();
-            let Some(victim) = Greedy.select(&cands, self.layout.blocks_per_sec()) else { break };
+            let per_sec = self.layout.blocks_per_sec();
+            // No victim, or only full ones: GC cannot gain space (F2FS returns
+            // -ENODATA); the writer goes on and allocation reports ENOSPC.
+            let Some(victim) = Greedy.select(&cands, per_sec) else { break };
+            if cands.iter().any(|c| c.secno == victim && c.valid_blocks as u64 >= per_sec) {
+                self.stats.gc_futile += 1;
+                break;
+            }
             t = self.gc_section(t, victim, true)?;
             self.stats.gc_fg_count += 1;
-            assert!(rounds < 1_000_000, "foreground GC made no progress");
         }
         if self.sm.prefree_sections() > 0 {
             t = self.checkpoint(t);
@@ -648,11 +657,15 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     fn check_write(&self, ino: Ino, off: u64, n: u64) -> Result<(), FsError> {
-        if !self.files.contains_key(&ino) {
-            return Err(FsError::NoSuchFile(ino));
-        }
+        let f = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?;
         if off + n > MAX_FILE_BLOCKS {
             return Err(FsError::TooLarge { ino, blocks: off + n });
+        }
+        // F2FS `inc_valid_block_count`: new blocks must fit the user blocks
+        // (main area minus overprovisioning), nodes included.
+        let new = (off..off + n).filter(|&o| f.expected.get(o as usize).is_none_or(|&e| e == 0)).count() as u64;
+        if self.used_blocks + new + self.nm.live_count() + 1 > self.layout.user_blocks {
+            return Err(FsError::NoSpace);
         }
         Ok(())
     }
@@ -670,7 +683,11 @@ impl<D: BlockDevice> F2fs<D> {
             f.expected.resize((off + n) as usize, 0);
         }
         for (i, fp) in content.iter().enumerate() {
-            f.expected[off as usize + i] = fp.0;
+            let e = &mut f.expected[off as usize + i];
+            if *e == 0 {
+                self.used_blocks += 1;
+            }
+            *e = fp.0;
         }
     }
 
@@ -920,6 +937,8 @@ impl<D: BlockDevice> F2fs<D> {
         self.cache.drop_range(ino, blocks, u64::MAX);
         let f = self.files.get_mut(&ino).expect("checked");
         f.size_blocks = blocks;
+        let freed = f.expected.iter().skip(blocks as usize).filter(|&&e| e != 0).count() as u64;
+        self.used_blocks -= freed;
         f.expected.resize(blocks as usize, 0);
         self.nm.mark_dirty(ino);
         self.cp_rwsem.read_until(t);

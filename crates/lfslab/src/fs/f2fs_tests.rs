@@ -167,3 +167,108 @@ fn errors_are_results() {
     let (ino, t) = fs.create(SimTime::ZERO).unwrap();
     assert!(matches!(fs.write(t, ino, super::node::MAX_FILE_BLOCKS, &content(1, 1)), Err(FsError::TooLarge { .. })));
 }
+
+#[derive(Clone, Debug)]
+enum FsOp {
+    Create,
+    Write { file: usize, off: u64, len: usize, buffered: bool },
+    Read { file: usize, off: u64, len: u64, buffered: bool },
+    Fsync { file: usize, data_only: bool },
+    Truncate { file: usize, keep_pct: u64 },
+    Unlink { file: usize },
+    Checkpoint,
+    Flusher,
+    Idle,
+}
+
+fn fs_op() -> impl proptest::strategy::Strategy<Value = FsOp> {
+    use proptest::prelude::*;
+    prop_oneof![
+        1 => Just(FsOp::Create),
+        12 => (0..4usize, 0..4000u64, 1..128usize, any::<bool>())
+            .prop_map(|(file, off, len, buffered)| FsOp::Write { file, off, len, buffered }),
+        4 => (0..4usize, 0..4000u64, 1..128u64, any::<bool>())
+            .prop_map(|(file, off, len, buffered)| FsOp::Read { file, off, len, buffered }),
+        2 => (0..4usize, any::<bool>()).prop_map(|(file, data_only)| FsOp::Fsync { file, data_only }),
+        1 => (0..4usize, 0..100u64).prop_map(|(file, keep_pct)| FsOp::Truncate { file, keep_pct }),
+        1 => (0..4usize).prop_map(|file| FsOp::Unlink { file }),
+        1 => Just(FsOp::Checkpoint),
+        1 => Just(FsOp::Flusher),
+        1 => Just(FsOp::Idle),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, ..Default::default() })]
+
+    /// Weighted random file operations on a tiny F2FS (128 MiB, so foreground
+    /// GC and checkpoints run): every read returns the last write and the
+    /// SIT/NAT/SSA stay consistent, in both modes.
+    #[test]
+    fn fs_ops_keep_data_and_consistency(
+        ops in proptest::collection::vec(fs_op(), 100..400),
+        lfs in proptest::prelude::any::<bool>(),
+    ) {
+        let mode = if lfs { FsMode::Lfs } else { FsMode::Adaptive };
+        let cfg = FsConfig { mode, ipu_policy: IpuPolicy::SsrUtil, min_ipu_util: 50, page_cache_pages: 1024, ..FsConfig::default() };
+        let mut fs = F2fs::format(ssd(128), cfg).unwrap();
+        let mut t = SimTime::ZERO;
+        let mut files: Vec<Ino> = Vec::new();
+        for (n, op) in ops.iter().enumerate() {
+            let pick = |files: &Vec<Ino>, i: usize| files.get(i % files.len().max(1)).copied();
+            t = match *op {
+                FsOp::Create => {
+                    let (ino, t2) = fs.create(t).unwrap();
+                    files.push(ino);
+                    t2
+                }
+                FsOp::Write { file, off, len, buffered } => {
+                    let r = match pick(&files, file) {
+                        Some(ino) if buffered => fs.write_buffered(t, ino, off, &content(n as u64 + 1, len)),
+                        Some(ino) => fs.write(t, ino, off, &content(n as u64 + 1, len)),
+                        None => Ok(t),
+                    };
+                    match r {
+                        Ok(t2) => t2,
+                        // A full filesystem refuses new blocks before changing anything.
+                        Err(FsError::NoSpace) => t,
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+                FsOp::Read { file, off, len, buffered } => match pick(&files, file) {
+                    Some(ino) if buffered => fs.read_buffered(t, ino, off, len).unwrap(),
+                    Some(ino) => fs.read(t, ino, off, len).unwrap(),
+                    None => t,
+                },
+                FsOp::Fsync { file, data_only } => match pick(&files, file) {
+                    Some(ino) if data_only => fs.fdatasync(t, ino).unwrap(),
+                    Some(ino) => fs.fsync(t, ino).unwrap(),
+                    None => t,
+                },
+                FsOp::Truncate { file, keep_pct } => match pick(&files, file) {
+                    Some(ino) => {
+                        let size = fs.file_size_blocks(ino).unwrap();
+                        fs.truncate(t, ino, size * keep_pct / 100).unwrap()
+                    }
+                    None => t,
+                },
+                FsOp::Unlink { file } => match pick(&files, file) {
+                    Some(ino) => {
+                        files.retain(|&f| f != ino);
+                        fs.unlink(t, ino).unwrap()
+                    }
+                    None => t,
+                },
+                FsOp::Checkpoint => fs.checkpoint(t),
+                FsOp::Flusher => fs.flusher(t + SimDuration::from_secs(31)),
+                FsOp::Idle => fs.on_idle(t + SimDuration::from_secs(61)),
+            };
+        }
+        for &ino in &files {
+            let size = fs.file_size_blocks(ino).unwrap();
+            t = fs.read(t, ino, 0, size).unwrap();
+        }
+        proptest::prop_assert!(fs.check_consistency().is_ok(), "{:?}", fs.check_consistency());
+        proptest::prop_assert_eq!(fs.oracle().mismatches_count, 0);
+    }
+}

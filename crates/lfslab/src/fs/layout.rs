@@ -122,6 +122,17 @@ impl Layout {
                 "fs: {reserved_segments} reserved segments for overprovision {ovp_pct}% exceed the {main_segments} main segments"
             )));
         }
+        // Foreground GC must be able to keep more free sections than the
+        // reserve while all six logs hold an open section.
+        let reserved_sections = reserved_segments / segs_per_sec;
+        let needed = reserved_sections + 3 * NR_CURSEG_TYPE;
+        if main_sections < needed {
+            return Err(LayoutError(format!(
+                "fs partition of {} MiB has {main_sections} main sections but needs {needed} ({reserved_sections} reserved \
+                 for overprovision {ovp_pct:.2}% plus room for six open logs): enlarge the partition or shrink fs.segs_per_sec",
+                blocks * 4 / 1024
+            )));
+        }
         let ovp_segments = ((main_segments - reserved_segments) as f64 * ovp_pct / 100.0) as u32 + reserved_segments;
         let user_blocks = (main_segments.saturating_sub(ovp_segments)) as u64 * spb;
         let cp_blkaddr = segment0;

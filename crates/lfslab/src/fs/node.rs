@@ -58,6 +58,7 @@ pub struct NodeManager {
     max_nid: Nid,
     dirty: BTreeSet<Nid>,
     dirty_nat: BTreeSet<Nid>,
+    live: u64,
 }
 
 /// The node path to file block `off`: (index in inode's i_nid or None for
@@ -99,6 +100,7 @@ impl NodeManager {
             max_nid,
             dirty: BTreeSet::new(),
             dirty_nat: BTreeSet::new(),
+            live: 0,
         }
     }
 
@@ -125,7 +127,13 @@ impl NodeManager {
         self.nodes[nid as usize] =
             Some(Node { kind, ino: ino.unwrap_or(nid), slots: vec![NULL_ADDR; n], nids: [0; NIDS_PER_INODE], start_off });
         self.dirty.insert(nid);
+        self.live += 1;
         Some(nid)
+    }
+
+    /// Nodes in existence (each takes one block once written).
+    pub fn live_count(&self) -> u64 {
+        self.live
     }
 
     pub fn new_inode(&mut self) -> Option<Nid> {
@@ -261,6 +269,7 @@ impl NodeManager {
     /// Remove a node (truncate/unlink); its nid returns to the free list.
     pub fn remove(&mut self, nid: Nid) {
         assert!(self.nodes[nid as usize].take().is_some(), "removing absent node {nid}");
+        self.live -= 1;
         self.dirty.remove(&nid);
         self.set_nat(nid, NULL_ADDR);
         self.free_nids.insert(nid);

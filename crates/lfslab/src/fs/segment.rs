@@ -386,7 +386,7 @@ mod tests {
     use super::*;
 
     fn sm() -> SegmentManager {
-        SegmentManager::new(&Layout::mkfs(256 << 8, 2, Some(5.0)).unwrap())
+        SegmentManager::new(&Layout::mkfs(256 << 8, 2, Some(20.0)).unwrap())
     }
 
     #[test]

@@ -286,6 +286,47 @@ impl Scenario {
             jobs.push(spec);
         }
 
+        // ---- the files must fit the filesystem's user space
+        if let Some(f) = &fs {
+            let layout = crate::fs::Layout::mkfs(f.partition_blocks, f.config.segs_per_sec, f.config.overprovision_pct)
+                .expect("validated in resolve_fs");
+            let mut named: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+            let mut total = 0u64;
+            let mut files = 0u64;
+            for j in &jobs {
+                let per_clone: u64 = match &j.iolog {
+                    Some(l) => l.file_extent_blocks.iter().sum(),
+                    None => j.file_blocks * j.nrfiles as u64,
+                };
+                match &j.filename {
+                    Some(n) => {
+                        let e = named.entry(n.as_str()).or_insert(0);
+                        *e = (*e).max(per_clone);
+                    }
+                    None => {
+                        total += per_clone * j.numjobs as u64;
+                        files += j.nrfiles as u64 * j.numjobs as u64;
+                    }
+                }
+            }
+            total += named.values().sum::<u64>();
+            files += named.len() as u64;
+            // Node blocks: one direct node per 1018 blocks plus an inode per file.
+            let need = total + total / 1018 + 2 * files + 16;
+            if need > layout.user_blocks {
+                return Err(ScenarioError::invalid(
+                    "job",
+                    format!("{} MiB of files", total * SLOT_BYTES >> 20),
+                    format!(
+                        "the files (with their node blocks) need {} MiB but the filesystem offers {} MiB of user space \
+                         (partition minus mkfs overprovisioning): shrink size/filesize or enlarge fs.partition_gib",
+                        need * SLOT_BYTES >> 20,
+                        layout.user_blocks * SLOT_BYTES >> 20
+                    ),
+                ));
+            }
+        }
+
         // ---- limits, output
         let max_sim = finite_in("limits.max_sim_time_s", *r.limits.max_sim_time_s.get_or_insert(86_400.0), 1e-6, 1e9)?;
         let max_events = *r.limits.max_events.get_or_insert(Limits::default().max_events);
