@@ -789,15 +789,29 @@ impl<D: BlockDevice> F2fs<D> {
 
     /// Buffered read: cached pages cost no I/O; misses are read (merged) and cached.
     pub fn read_buffered(&mut self, now: SimTime, ino: Ino, off: u64, n: u64) -> Result<SimTime, FsError> {
+        self.read_file(now, ino, off, n, true)
+    }
+
+    /// Read `n` blocks at `off` (direct I/O) and check them against the oracle.
+    pub fn read(&mut self, now: SimTime, ino: Ino, off: u64, n: u64) -> Result<SimTime, FsError> {
+        self.read_file(now, ino, off, n, false)
+    }
+
+    fn read_file(&mut self, now: SimTime, ino: Ino, off: u64, n: u64, buffered: bool) -> Result<SimTime, FsError> {
         let size = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.size_blocks;
+        // O_DIRECT reads see dirty cached data only after it is written back
+        // (filemap_write_and_wait_range).
+        let now = if !buffered && self.cache.has_dirty(ino) { self.writeback_file(now, ino, usize::MAX)? } else { now };
         let t = now + self.cpu(n);
         let end = (off + n).min(size);
         let mut addrs = Vec::new();
         let mut offs = Vec::new();
         for o in off..end {
-            if let Some(fp) = self.cache.get(ino, o) {
-                self.check(ino, o, Some(Fingerprint(fp)));
-                continue;
+            if buffered {
+                if let Some(fp) = self.cache.get(ino, o) {
+                    self.check(ino, o, Some(Fingerprint(fp)));
+                    continue;
+                }
             }
             match self.nm.probe(ino, o).map(|s| self.nm.get_addr(s)).filter(|&a| a != NULL_ADDR) {
                 Some(a) => {
@@ -813,7 +827,7 @@ impl<D: BlockDevice> F2fs<D> {
         self.stats.app_read_cmd_blocks += addrs.len() as u64;
         for (o, got) in offs.into_iter().zip(data) {
             self.check(ino, o, got);
-            if let Some(fp) = got {
+            if let (true, Some(fp)) = (buffered, got) {
                 self.cache.insert_clean(ino, o, fp.0);
             }
         }
@@ -840,42 +854,6 @@ impl<D: BlockDevice> F2fs<D> {
 
     pub fn page_cache_stats(&self) -> crate::host::PageCacheStats {
         self.cache.stats.clone()
-    }
-
-    /// Read `n` blocks at `off` (direct I/O) and check them against the oracle.
-    pub fn read(&mut self, now: SimTime, ino: Ino, off: u64, n: u64) -> Result<SimTime, FsError> {
-        let size = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.size_blocks;
-        // O_DIRECT reads see dirty cached data only after it is written back
-        // (filemap_write_and_wait_range).
-        let now = if self.cache.dirty_files().iter().any(|&(i, _)| i == ino) {
-            self.writeback_file(now, ino, usize::MAX)?
-        } else {
-            now
-        };
-        let t = now + self.cpu(n);
-        let end = (off + n).min(size);
-        let mut addrs = Vec::new();
-        let mut offs = Vec::new();
-        for o in off..end {
-            if let Some(slot) = self.nm.dnode_slot(ino, o, false) {
-                let a = self.nm.get_addr(slot);
-                if a != NULL_ADDR {
-                    addrs.push(a as u64);
-                    offs.push(o);
-                    continue;
-                }
-            }
-            self.check(ino, o, None);
-        }
-        let before = self.stats.read_cmds;
-        let (done, data) = self.submit_reads(t, &addrs);
-        self.stats.app_read_cmds += self.stats.read_cmds - before;
-        self.stats.app_read_cmd_blocks += addrs.len() as u64;
-        for (o, got) in offs.into_iter().zip(data) {
-            self.check(ino, o, got);
-        }
-        self.stats.app_read_blocks += n;
-        Ok(done)
     }
 
     fn check(&mut self, ino: Ino, off: u64, got: Option<Fingerprint>) {

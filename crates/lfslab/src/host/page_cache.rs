@@ -176,6 +176,10 @@ impl PageCache {
         }
     }
 
+    pub fn has_dirty(&self, ino: u32) -> bool {
+        self.dirty.contains_key(&ino)
+    }
+
     /// Files with dirty pages, oldest-dirtied first.
     pub fn dirty_files(&self) -> Vec<(u32, SimTime)> {
         let mut v: Vec<(u32, SimTime)> = self.dirty.iter().map(|(&i, (t, _))| (i, *t)).collect();
