@@ -457,7 +457,9 @@ impl<D: BlockDevice> F2fs<D> {
         let sec_blocks = self.layout.blocks_per_sec() as u32;
         for s in freed {
             let blk = self.layout.main_blkaddr + s as u64 * self.layout.blocks_per_sec();
-            self.pending_discards.push((blk, sec_blocks));
+            if !self.pending_discards.iter().any(|&(b, _)| b == blk) {
+                self.pending_discards.push((blk, sec_blocks));
+            }
         }
         if self.cfg.discard == DiscardPolicy::Immediate {
             t = self.issue_discards(t, usize::MAX);
@@ -500,7 +502,23 @@ impl<D: BlockDevice> F2fs<D> {
             return Ok(now);
         }
         let got = self.gc_lock.acquire(now);
-        let gc_start = got;
+        let r = self.foreground_gc(got);
+        // The GC lock is released on every exit, errors included.
+        let t = match r {
+            Ok(t) => t,
+            Err((t, e)) => {
+                self.gc_lock.release(t);
+                return Err(e);
+            }
+        };
+        self.gc_lock.release(t);
+        self.stats.gc_time_ns += (t - got).ns();
+        self.stats.fg_gc_stall_ns += (t - now).ns();
+        Ok(t)
+    }
+
+    /// The foreground GC rounds of `balance_fs`, under the GC lock taken at `got`.
+    fn foreground_gc(&mut self, got: SimTime) -> Result<SimTime, (SimTime, FsError)> {
         let mut t = got;
         while self.not_enough_free_secs() {
             if self.sm.prefree_sections() > 0 {
@@ -516,15 +534,12 @@ impl<D: BlockDevice> F2fs<D> {
                 self.stats.gc_futile += 1;
                 break;
             }
-            t = self.gc_section(t, victim, true)?;
+            t = self.gc_section(t, victim).map_err(|e| (t, e))?;
             self.stats.gc_fg_count += 1;
         }
         if self.sm.prefree_sections() > 0 {
             t = self.checkpoint(t);
         }
-        self.gc_lock.release(t);
-        self.stats.gc_time_ns += (t - gc_start).ns();
-        self.stats.fg_gc_stall_ns += (t - now).ns();
         Ok(t)
     }
 
@@ -532,7 +547,15 @@ impl<D: BlockDevice> F2fs<D> {
     /// `do_garbage_collect`): read each segment's SSA block, read the valid
     /// data blocks, write them to the cold data log and repoint their dnodes;
     /// node blocks are rewritten to their node log.
-    fn gc_section(&mut self, at: SimTime, secno: u32, fg: bool) -> Result<SimTime, FsError> {
+    fn gc_section(&mut self, at: SimTime, secno: u32) -> Result<SimTime, FsError> {
+        // Slack-space recycling must not refill the section being emptied.
+        self.sm.set_gc_victim(Some(secno));
+        let r = self.gc_section_inner(at, secno);
+        self.sm.set_gc_victim(None);
+        r
+    }
+
+    fn gc_section_inner(&mut self, at: SimTime, secno: u32) -> Result<SimTime, FsError> {
         let spsec = self.layout.segs_per_sec;
         let mut t = at;
         for segno in secno * spsec..(secno + 1) * spsec {
@@ -581,7 +604,13 @@ impl<D: BlockDevice> F2fs<D> {
                 for (&old, fp) in blocks.iter().zip(data) {
                     let own = self.owner[self.main_index(old)];
                     let fp = fp.expect("valid block holds data");
-                    let new = self.alloc(LogType::ColdData, ready)?;
+                    let new = match self.alloc(LogType::ColdData, ready) {
+                        Ok(b) => b,
+                        Err(e) => {
+                            self.submit_writes(ready, &w);
+                            return Err(e);
+                        }
+                    };
                     let nid = (own >> 32) as Nid;
                     if nid == self.root {
                         self.dentry_blk = Some(new);
@@ -600,13 +629,12 @@ impl<D: BlockDevice> F2fs<D> {
                 t = self.submit_writes(ready, &w);
             }
         }
-        let _ = fg;
         Ok(self.write_closed_summaries(t).max(t))
     }
 
     /// Background work at an idle instant: F2FS's periodic checkpoint, the
     /// discard thread, and one round of background GC (cost-benefit).
-    pub fn on_idle(&mut self, now: SimTime) -> SimTime {
+    pub fn on_idle(&mut self, now: SimTime) -> Result<SimTime, FsError> {
         let mut t = now;
         if t.saturating_since(self.last_cp).as_secs_f64() >= self.cfg.cp_interval_s {
             t = self.checkpoint(t);
@@ -619,14 +647,16 @@ impl<D: BlockDevice> F2fs<D> {
             let cands = self.sm.victim_candidates();
             if let Some(v) = CostBenefit.select(&cands, self.layout.blocks_per_sec()) {
                 let s = self.gc_lock.acquire(t);
-                let e = self.gc_section(s, v, false).unwrap_or(s);
+                let r = self.gc_section(s, v);
+                let e = *r.as_ref().unwrap_or(&s);
                 self.gc_lock.release(e);
+                let e = r?;
                 self.stats.gc_bg_count += 1;
                 self.stats.gc_time_ns += (e - s).ns();
                 t = e;
             }
         }
-        t
+        Ok(t)
     }
 
     /// F2FS `f2fs_balance_fs_bg`: checkpoint when dirty NAT entries pile up
@@ -700,13 +730,27 @@ impl<D: BlockDevice> F2fs<D> {
         let (_, t) = self.curseg_lock[LogType::WarmData.index()].hold(t, hold);
         let mut w = Vec::with_capacity(pages.len());
         for &(off, fp) in pages {
-            let slot = self.nm.dnode_slot(ino, off, true).ok_or(FsError::OutOfNodeIds)?;
+            // On an error, the pages placed so far are still written, so no
+            // pointer is left to a block that never received its data.
+            let slot = match self.nm.dnode_slot(ino, off, true) {
+                Some(s) => s,
+                None => {
+                    self.submit_writes(t, &w);
+                    return Err(FsError::OutOfNodeIds);
+                }
+            };
             let old = self.nm.get_addr(slot);
             let blk = if old != NULL_ADDR && ipu {
                 self.stats.ipu_blocks += 1;
                 old as u64
             } else {
-                let new = self.alloc(LogType::WarmData, t)?;
+                let new = match self.alloc(LogType::WarmData, t) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        self.submit_writes(t, &w);
+                        return Err(e);
+                    }
+                };
                 if old != NULL_ADDR {
                     self.sm.invalidate(old as u64);
                 }
@@ -837,19 +881,19 @@ impl<D: BlockDevice> F2fs<D> {
 
     /// The flusher thread: write back expired dirty pages, or enough to get
     /// under the background threshold. Runs beside the application.
-    pub fn flusher(&mut self, now: SimTime) -> SimTime {
+    pub fn flusher(&mut self, now: SimTime) -> Result<SimTime, FsError> {
         let background = self.cache.capacity() * self.cfg.dirty_background_pct as usize / 100;
         let mut t = now;
         if self.cache.dirty_count() > background {
-            t = self.writeback(now, self.cache.dirty_count() - background).unwrap_or(now);
+            t = self.writeback(now, self.cache.dirty_count() - background)?;
         }
         let expire = SimDuration::from_secs_f64(self.cfg.dirty_expire_s);
         let expired: Vec<Ino> =
             self.cache.dirty_files().into_iter().filter(|&(_, at)| now.saturating_since(at) >= expire).map(|(i, _)| i).collect();
         for ino in expired {
-            t = t.max(self.writeback_file(now, ino, usize::MAX).unwrap_or(now));
+            t = t.max(self.writeback_file(now, ino, usize::MAX)?);
         }
-        t
+        Ok(t)
     }
 
     pub fn page_cache_stats(&self) -> crate::host::PageCacheStats {

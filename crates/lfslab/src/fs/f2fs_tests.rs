@@ -86,8 +86,8 @@ fn stress(seed: u64, mut cfg: FsConfig, ops: usize) -> F2fs<Ssd> {
                 fs.unlink(t, ino).unwrap()
             }
             94 => fs.checkpoint(t),
-            95..=96 => fs.flusher(t + SimDuration::from_secs(1)),
-            _ => fs.on_idle(t + SimDuration::from_secs(1)),
+            95..=96 => fs.flusher(t + SimDuration::from_secs(1)).unwrap(),
+            _ => fs.on_idle(t + SimDuration::from_secs(1)).unwrap(),
         };
         if n % 500 == 0 {
             fs.check_consistency().unwrap_or_else(|e| panic!("seed {seed} op {n}: {e}"));
@@ -260,8 +260,8 @@ proptest::proptest! {
                     None => t,
                 },
                 FsOp::Checkpoint => fs.checkpoint(t),
-                FsOp::Flusher => fs.flusher(t + SimDuration::from_secs(31)),
-                FsOp::Idle => fs.on_idle(t + SimDuration::from_secs(61)),
+                FsOp::Flusher => fs.flusher(t + SimDuration::from_secs(31)).unwrap(),
+                FsOp::Idle => fs.on_idle(t + SimDuration::from_secs(61)).unwrap(),
             };
         }
         for &ino in &files {

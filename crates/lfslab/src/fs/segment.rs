@@ -90,6 +90,8 @@ pub struct SegmentManager {
     /// Segments the logs have left since the last `take_closed_segments`
     /// (their SSA blocks are due).
     closed: Vec<u32>,
+    /// Section GC is emptying: SSR must not pick its segments.
+    gc_victim: Option<u32>,
 }
 
 /// What a checkpoint did to the segment state.
@@ -125,7 +127,12 @@ impl SegmentManager {
             dirty_sit_blocks: BTreeSet::new(),
             dirty_sit_entries: BTreeSet::new(),
             closed: Vec::new(),
+            gc_victim: None,
         }
+    }
+
+    pub fn set_gc_victim(&mut self, secno: Option<u32>) {
+        self.gc_victim = secno;
     }
 
     pub fn section_is_free(&self, secno: u32) -> bool {
@@ -208,7 +215,10 @@ impl SegmentManager {
         let mut best: Option<(u32, u32)> = None;
         for (segno, e) in self.segs.iter().enumerate() {
             let Some(l) = e.log else { continue };
-            if l.is_node() != log.is_node() || self.cursegs.iter().flatten().any(|c| c.segno == segno as u32) {
+            if l.is_node() != log.is_node()
+                || self.cursegs.iter().flatten().any(|c| c.segno == segno as u32)
+                || self.gc_victim == Some(self.layout.sec_of_seg(segno as u32))
+            {
                 continue;
             }
             let used: u32 = e.map.iter().zip(&e.ckpt_map).map(|(a, b)| (a | b).count_ones()).sum();

@@ -110,9 +110,13 @@ pub trait IoTarget {
     fn hint(&mut self, _clone: usize, _soon: &Op, _later: &Op) {}
     /// Idle-time work (filesystem daemons); called by the daemon tick when
     /// no I/O completed for 100 ms.
-    fn idle(&mut self, _now: SimTime) {}
+    fn idle(&mut self, _now: SimTime) -> Result<(), Self::Error> {
+        Ok(())
+    }
     /// Periodic work regardless of load (the page-cache flusher).
-    fn tick(&mut self, _now: SimTime) {}
+    fn tick(&mut self, _now: SimTime) -> Result<(), Self::Error> {
+        Ok(())
+    }
 }
 
 /// Where a clone's synthetic I/O goes, in blocks from the start of its region.
@@ -263,6 +267,9 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
     for ci in 0..clones.len() {
         pump(ci, &mut clones, jobs, target, &mut sched, cfg.costs).map_err(DriverError::Target)?;
     }
+    // A group can finish without any event (e.g. an empty iolog): advance now.
+    advance_groups(start, &groups, &mut group_idx, jobs, &mut clones, &mut results, target, &mut sched, cfg.costs)
+        .map_err(DriverError::Target)?;
     if let Some(d) = cfg.daemon_interval {
         sched.schedule(start + d, Event::Daemon);
     }
@@ -272,9 +279,9 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
         let ci = match ev {
             Event::Daemon => {
                 if clones.iter().any(|c| !c.finished) {
-                    target.tick(t);
+                    target.tick(t).map_err(DriverError::Target)?;
                     if t.saturating_since(last_io) >= quiet {
-                        target.idle(t);
+                        target.idle(t).map_err(DriverError::Target)?;
                     }
                     sched.schedule(t + cfg.daemon_interval.expect("daemon scheduled"), Event::Daemon);
                 }
@@ -316,26 +323,44 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
             }
         };
         pump(ci, &mut clones, jobs, target, &mut sched, cfg.costs).map_err(DriverError::Target)?;
-        // A stonewall group ends when all its clones have finished.
         if clones[ci].finished {
-            while group_idx + 1 < groups.len()
-                && clones.iter().filter(|c| jobs[c.job].group == groups[group_idx]).all(|c| c.finished)
-            {
-                group_idx += 1;
-                let now = clones.iter().filter(|c| jobs[c.job].group == groups[group_idx - 1]).map(|c| c.cpu_free).max();
-                let at = now.unwrap_or(t).max(t);
-                start_group(groups[group_idx], at, jobs, &mut clones, &mut results);
-                for cj in 0..clones.len() {
-                    if jobs[clones[cj].job].group == groups[group_idx] {
-                        pump(cj, &mut clones, jobs, target, &mut sched, cfg.costs).map_err(DriverError::Target)?;
-                    }
-                }
-            }
+            advance_groups(t, &groups, &mut group_idx, jobs, &mut clones, &mut results, target, &mut sched, cfg.costs)
+                .map_err(DriverError::Target)?;
         }
     }
     // The run ends with the last job, not with the daemon's last tick.
     let end = results.iter().map(|r| r.end).max().unwrap_or(start);
     Ok(RunOutcome { jobs: results, end, events: sched.events_popped_count(), series })
+}
+
+/// A stonewall group ends when all its clones have finished; start the next
+/// (repeatedly, if a group finishes as soon as it starts).
+#[allow(clippy::too_many_arguments)]
+fn advance_groups<T: IoTarget>(
+    t: SimTime,
+    groups: &[u32],
+    group_idx: &mut usize,
+    jobs: &[JobSpec],
+    clones: &mut [Clone],
+    results: &mut [JobResult],
+    target: &mut T,
+    sched: &mut Scheduler<Event>,
+    costs: HostCosts,
+) -> Result<(), T::Error> {
+    while *group_idx + 1 < groups.len()
+        && clones.iter().filter(|c| jobs[c.job].group == groups[*group_idx]).all(|c| c.finished)
+    {
+        *group_idx += 1;
+        let prev = groups[*group_idx - 1];
+        let at = clones.iter().filter(|c| jobs[c.job].group == prev).map(|c| c.cpu_free).max().unwrap_or(t).max(t);
+        start_group(groups[*group_idx], at, jobs, clones, results);
+        for cj in 0..clones.len() {
+            if jobs[clones[cj].job].group == groups[*group_idx] {
+                pump(cj, clones, jobs, target, sched, costs)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn start_group(group: u32, at: SimTime, jobs: &[JobSpec], clones: &mut [Clone], results: &mut [JobResult]) {

@@ -125,11 +125,11 @@ impl<D: BlockDevice> IoTarget for FsTarget<'_, D> {
         }
     }
 
-    fn idle(&mut self, now: SimTime) {
-        self.fs.on_idle(now);
+    fn idle(&mut self, now: SimTime) -> Result<(), FsError> {
+        self.fs.on_idle(now).map(|_| ())
     }
 
-    fn tick(&mut self, now: SimTime) {
-        self.fs.flusher(now);
+    fn tick(&mut self, now: SimTime) -> Result<(), FsError> {
+        self.fs.flusher(now).map(|_| ())
     }
 }
