@@ -402,7 +402,7 @@ impl<D: BlockDevice> F2fs<D> {
             self.sm.invalidate(old);
         }
         let i = self.main_index(blk);
-        self.owner[i] = (self.root as u64) << 32 | 0;
+        self.owner[i] = (self.root as u64) << 32; // the root dentry block: offset 0
         self.dentry_dirty = false;
         self.stats.data_write_blocks += 1;
         Ok(self.submit_writes(at, &[(blk, meta_fp(2, self.root as u64, blk))]))

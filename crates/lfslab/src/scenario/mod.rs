@@ -316,12 +316,12 @@ impl Scenario {
             if need > layout.user_blocks {
                 return Err(ScenarioError::invalid(
                     "job",
-                    format!("{} MiB of files", total * SLOT_BYTES >> 20),
+                    format!("{} MiB of files", (total * SLOT_BYTES) >> 20),
                     format!(
                         "the files (with their node blocks) need {} MiB but the filesystem offers {} MiB of user space \
                          (partition minus mkfs overprovisioning): shrink size/filesize or enlarge fs.partition_gib",
-                        need * SLOT_BYTES >> 20,
-                        layout.user_blocks * SLOT_BYTES >> 20
+                        (need * SLOT_BYTES) >> 20,
+                        (layout.user_blocks * SLOT_BYTES) >> 20
                     ),
                 ));
             }
