@@ -88,6 +88,9 @@ pub struct FsConfig {
     pub dirty_pct: u32,
     /// Dirty pages older than this are written back (vm.dirty_expire_centisecs, 30 s).
     pub dirty_expire_s: f64,
+    /// Keep the checkpoint image and node log needed to check crash
+    /// recovery (`F2fs::crash_check`); costs memory, off by default.
+    pub track_recovery: bool,
 }
 
 impl Default for FsConfig {
@@ -107,6 +110,7 @@ impl Default for FsConfig {
             dirty_background_pct: 10,
             dirty_pct: 20,
             dirty_expire_s: 30.0,
+            track_recovery: false,
         }
     }
 }

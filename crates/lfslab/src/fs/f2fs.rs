@@ -111,6 +111,8 @@ struct FileState {
     synced_size: u64,
     /// Oracle: expected fingerprint per block (0 = hole).
     expected: Vec<u64>,
+    /// Content last committed to a block address (what a crash can recover).
+    committed: Vec<u64>,
     created_since_cp: bool,
 }
 
@@ -177,6 +179,7 @@ pub struct F2fs<D: BlockDevice> {
     last_writeback_pages: usize,
     /// File blocks in use (written and not truncated), for ENOSPC.
     used_blocks: u64,
+    recovery: Option<super::recovery::RecoveryLog>,
 }
 
 fn meta_fp(kind: u64, blk: u64, version: u64) -> Fingerprint {
@@ -188,6 +191,7 @@ impl<D: BlockDevice> F2fs<D> {
     pub fn format(dev: D, cfg: FsConfig) -> Result<Self, LayoutError> {
         let layout = Layout::mkfs(dev.capacity_blocks(), cfg.segs_per_sec, cfg.overprovision_pct)?;
         let cfg_cache_pages = cfg.page_cache_pages;
+        let cfg_track = cfg.track_recovery;
         let mut nm = NodeManager::new(layout.max_nid);
         let root = nm.new_inode().expect("fresh node manager has nids");
         let main_blocks = layout.main_segments as usize * BLOCKS_PER_SEG as usize;
@@ -214,6 +218,7 @@ impl<D: BlockDevice> F2fs<D> {
             cache: PageCache::new(cfg_cache_pages),
             last_writeback_pages: 0,
             used_blocks: 0,
+            recovery: cfg_track.then(super::recovery::RecoveryLog::default),
         };
         fs.checkpoint(SimTime::ZERO);
         fs.stats = FsStats::default();
@@ -387,6 +392,9 @@ impl<D: BlockDevice> F2fs<D> {
             let i = self.main_index(blk);
             self.owner[i] = (nid as u64) << 32 | NODE_OFS as u64;
             self.nm.clear_dirty(nid);
+            if let Some(r) = &mut self.recovery {
+                r.on_node_write(nid, self.nm.node(nid));
+            }
             w.push((blk, meta_fp(1, nid as u64, blk)));
         }
         self.stats.node_write_blocks += w.len() as u64;
@@ -468,6 +476,10 @@ impl<D: BlockDevice> F2fs<D> {
         }
         for f in self.files.values_mut() {
             f.created_since_cp = false;
+        }
+        if let Some(r) = &mut self.recovery {
+            let committed = self.files.iter().map(|(&i, f)| (i, f.committed.clone())).collect();
+            r.on_checkpoint(&self.nm, &committed);
         }
         self.stats.checkpoints += 1;
         self.stats.checkpoint_time_ns += (t - start).ns();
@@ -679,7 +691,7 @@ impl<D: BlockDevice> F2fs<D> {
         let t = self.balance_fs(now)?;
         let t = self.cp_rwsem.read_from(t) + self.cpu(1);
         let ino = self.nm.new_inode().ok_or(FsError::OutOfNodeIds)?;
-        self.files.insert(ino, FileState { size_blocks: 0, synced_size: 0, expected: Vec::new(), created_since_cp: true });
+        self.files.insert(ino, FileState { size_blocks: 0, synced_size: 0, expected: Vec::new(), committed: Vec::new(), created_since_cp: true });
         self.nm.mark_dirty(self.root);
         self.dentry_dirty = true;
         self.cp_rwsem.read_until(t);
@@ -762,6 +774,16 @@ impl<D: BlockDevice> F2fs<D> {
             w.push((blk, fp));
         }
         self.stats.data_write_blocks += pages.len() as u64;
+        let f = self.files.get_mut(&ino).expect("committing pages of a live file");
+        for &(off, fp) in pages {
+            if f.committed.len() <= off as usize {
+                f.committed.resize(off as usize + 1, 0);
+            }
+            f.committed[off as usize] = fp.0;
+            if let Some(r) = &mut self.recovery {
+                r.on_touch(ino, off, off + 1);
+            }
+        }
         let done = self.submit_writes(t, &w);
         Ok(self.write_closed_summaries(done).max(done))
     }
@@ -940,7 +962,19 @@ impl<D: BlockDevice> F2fs<D> {
         let t = self.write_nodes(t, &nids)?;
         let t = self.dev.flush(t);
         self.cp_rwsem.read_until(t);
+        if let Some(r) = &mut self.recovery {
+            r.on_fsync(ino, &self.files[&ino].committed);
+        }
         Ok(t)
+    }
+
+    /// Check what a crash now would recover (checkpoint + roll-forward of
+    /// fsync'd inodes) against every promise made by checkpoints and fsyncs.
+    /// `roll_forward = false` recovers the checkpoint alone (a control: it
+    /// must lose post-checkpoint fsyncs). None unless `track_recovery` is on.
+    pub fn crash_check(&mut self, at: SimTime, roll_forward: bool) -> Option<super::recovery::CrashReport> {
+        let r = self.recovery.as_ref()?;
+        Some(r.check(&mut self.dev, at, roll_forward))
     }
 
     /// Shrink (or extend with a hole) to `blocks`.
@@ -962,6 +996,10 @@ impl<D: BlockDevice> F2fs<D> {
         let freed = f.expected.iter().skip(blocks as usize).filter(|&&e| e != 0).count() as u64;
         self.used_blocks -= freed;
         f.expected.resize(blocks as usize, 0);
+        f.committed.truncate(blocks as usize);
+        if let Some(r) = &mut self.recovery {
+            r.on_touch(ino, blocks, size);
+        }
         self.nm.mark_dirty(ino);
         self.cp_rwsem.read_until(t);
         Ok(t)

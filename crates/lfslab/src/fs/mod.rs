@@ -5,12 +5,14 @@ mod config;
 mod f2fs;
 pub mod layout;
 pub mod node;
+mod recovery;
 pub mod segment;
 pub mod victim;
 
 pub use config::{DiscardPolicy, FsConfig, FsCosts, FsMode, IpuPolicy};
 pub use f2fs::{F2fs, FsError, FsLockStats, FsStats, Ino};
 pub use layout::Layout;
+pub use recovery::CrashReport;
 
 #[cfg(test)]
 mod f2fs_tests;

@@ -185,6 +185,35 @@ impl NodeManager {
         Some(DnodeSlot { nid, ofs })
     }
 
+    /// The NAT and node contents, for a checkpoint image.
+    pub fn snapshot(&self) -> (Vec<u32>, Vec<Option<Node>>) {
+        (self.nat.clone(), self.nodes.clone())
+    }
+
+    /// A read-only node manager rebuilt from an image (recovery).
+    pub fn from_image(nat: Vec<u32>, nodes: Vec<Option<Node>>) -> Self {
+        let live = nodes.iter().flatten().count() as u64;
+        NodeManager {
+            next_nid: nodes.len() as Nid,
+            max_nid: Nid::MAX,
+            nat,
+            nodes,
+            free_nids: BTreeSet::new(),
+            dirty: BTreeSet::new(),
+            dirty_nat: BTreeSet::new(),
+            live,
+        }
+    }
+
+    /// Replace (or create) a node's content, as roll-forward does.
+    pub fn restore(&mut self, nid: Nid, node: Node) {
+        while self.nodes.len() <= nid as usize {
+            self.nodes.push(None);
+            self.nat.push(NULL_ADDR);
+        }
+        self.nodes[nid as usize] = Some(node);
+    }
+
     /// `dnode_slot` without allocation, for read-only callers.
     pub fn probe(&self, ino: Nid, off: u64) -> Option<DnodeSlot> {
         let (top, idx, depth, ofs) = path_of(off)?;

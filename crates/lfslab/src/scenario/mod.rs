@@ -429,6 +429,7 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, host: &mut HostSection) -> 
         dirty_background_pct: dirty_bg,
         dirty_pct: dirty,
         dirty_expire_s,
+        track_recovery: false,
     };
     // Validate the layout now so a bad partition is a scenario error, not a run failure.
     crate::fs::Layout::mkfs(partition_blocks, segs_per_sec, f.overprovision_pct).map_err(|e| {
