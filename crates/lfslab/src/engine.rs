@@ -102,6 +102,13 @@ impl Run {
         }
     }
 
+    fn ssd_mut(&mut self) -> &mut Ssd {
+        match &mut self.stack {
+            Stack::Raw { ssd, .. } => ssd,
+            Stack::Fs { fs, .. } => &mut fs.dev.dev,
+        }
+    }
+
     /// Raw device: fill + random overwrite. Filesystem: fio's layout of every
     /// job's files, then `random_overwrite` x their size of 4 KiB overwrites.
     pub fn precondition(&mut self) -> Result<(), RunError> {
@@ -139,6 +146,8 @@ impl Run {
 
     pub fn measure(&mut self) -> Result<(), RunError> {
         let wrng = self.rng.fork("workload");
+        let (now, interval) = (self.now, self.scenario.series_interval);
+        self.ssd_mut().start_activity_log(now, interval);
         let s = &self.scenario;
         let mut cfg = DriverConfig {
             costs: s.host,
@@ -147,30 +156,24 @@ impl Run {
             series_interval: s.series_interval,
             daemon_interval: s.fs.as_ref().map(|f| f.daemon_interval),
         };
-        let outcome = match &mut self.stack {
+        let mut outcome = match &mut self.stack {
             Stack::Raw { ssd, oracle } => {
                 cfg.daemon_interval = None;
-                ssd.start_activity_log(self.now, s.series_interval);
                 let mut target = RawTarget::new(ssd, oracle, s.jobs.iter().flat_map(|j| (0..j.numjobs).map(|_| j.iodepth)));
-                let mut out = workload::run(&mut target, &s.jobs, &wrng, &cfg).map_err(|e| match e {
+                workload::run(&mut target, &s.jobs, &wrng, &cfg).map_err(|e| match e {
                     DriverError::Limit(l) => RunError::Limit(l),
                     DriverError::Target(never) => match never {},
-                })?;
-                let activity = ssd.take_activity_log().expect("started above");
-                out.series.add_device_activity(&activity.program_slots, &activity.gc_victims, out.end);
-                out
+                })?
             }
             Stack::Fs { fs, files, .. } => {
                 let set = files.as_ref().expect("precondition() lays out the files first");
-                fs.dev.dev.start_activity_log(self.now, s.series_interval);
                 let direct = s.jobs.iter().flat_map(|j| (0..j.numjobs).map(|_| j.direct)).collect();
                 let mut target = FsTarget { fs, files: set, direct };
-                let mut out = workload::run(&mut target, &s.jobs, &wrng, &cfg)?;
-                let activity = fs.dev.dev.take_activity_log().expect("started above");
-                out.series.add_device_activity(&activity.program_slots, &activity.gc_victims, out.end);
-                out
+                workload::run(&mut target, &s.jobs, &wrng, &cfg)?
             }
         };
+        let activity = self.ssd_mut().take_activity_log().expect("started above");
+        outcome.series.add_device_activity(&activity.program_slots, &activity.gc_victims, outcome.end);
         self.outcome = Some(outcome);
         Ok(())
     }

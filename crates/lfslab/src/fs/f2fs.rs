@@ -176,7 +176,6 @@ pub struct F2fs<D: BlockDevice> {
     pending_discards: Vec<(u64, u32)>,
     scratch_read: Vec<Option<Fingerprint>>,
     cache: PageCache,
-    last_writeback_pages: usize,
     /// File blocks in use (written and not truncated), for ENOSPC.
     used_blocks: u64,
     recovery: Option<super::recovery::RecoveryLog>,
@@ -216,7 +215,6 @@ impl<D: BlockDevice> F2fs<D> {
             pending_discards: Vec::new(),
             scratch_read: Vec::new(),
             cache: PageCache::new(cfg_cache_pages),
-            last_writeback_pages: 0,
             used_blocks: 0,
             recovery: cfg_track.then(super::recovery::RecoveryLog::default),
         };
@@ -833,24 +831,31 @@ impl<D: BlockDevice> F2fs<D> {
             if left == 0 {
                 break;
             }
-            done = done.max(self.writeback_file(now, ino, left)?);
-            left = left.saturating_sub(self.last_writeback_pages);
+            let (t, written) = self.writeback_pages(now, ino, left)?;
+            done = done.max(t);
+            left = left.saturating_sub(written);
         }
         Ok(done)
     }
 
+    /// Write back every dirty page of `ino`.
     fn writeback_file(&mut self, now: SimTime, ino: Ino, max: usize) -> Result<SimTime, FsError> {
+        self.writeback_pages(now, ino, max).map(|(t, _)| t)
+    }
+
+    /// Write back up to `max` dirty pages of `ino`; returns (done, pages written).
+    fn writeback_pages(&mut self, now: SimTime, ino: Ino, max: usize) -> Result<(SimTime, usize), FsError> {
         let dirty = self.cache.take_dirty(ino, max);
-        self.last_writeback_pages = dirty.len();
+        let written = dirty.len();
         if dirty.is_empty() {
-            return Ok(now);
+            return Ok((now, 0));
         }
         let t = self.balance_fs(now)?;
         let t = self.cp_rwsem.read_from(t);
         let pages: Vec<(u64, Fingerprint)> = dirty.into_iter().map(|(o, fp)| (o, Fingerprint(fp))).collect();
         let done = self.commit_pages(t, ino, &pages)?;
         self.cp_rwsem.read_until(done);
-        Ok(done)
+        Ok((done, written))
     }
 
     /// Buffered read: cached pages cost no I/O; misses are read (merged) and cached.

@@ -274,10 +274,10 @@ impl Ssd {
             self.collect_while_low(arrive);
             admitted = self.buffer.admit(arrive);
             let lpn = Lpn(slba.0 + i);
-            let ppn = self.place(head, lpn, content(i), admitted, arrive);
+            self.place(head, lpn, content(i), admitted, arrive);
             self.heads[head].buffered_slots += 1;
             self.stats.host_write_slots += 1;
-            self.finish_slot(head, ppn);
+            self.finish_slot(head);
         }
         admitted + SimDuration(self.timing.fw_write_per_4k_ns * nlb as u64)
     }
@@ -320,11 +320,10 @@ impl Ssd {
         ppn
     }
 
-    /// After a slot is filled: program its unit if the unit is now complete.
-    fn finish_slot(&mut self, head: usize, _ppn: Ppn) {
-        if self.heads[head].next % self.spu == 0 {
-            self.program_unit(head);
-        }
+    /// After a slot is filled: program its unit if the unit is now complete,
+    /// returning when that program finishes.
+    fn finish_slot(&mut self, head: usize) -> Option<SimTime> {
+        (self.heads[head].next % self.spu == 0).then(|| self.program_unit(head))
     }
 
     /// Program the filling unit of `head` (which ends at `next`).
@@ -450,8 +449,8 @@ impl Ssd {
             let fp = self.store.read(old).expect("valid slot holds data");
             let new = self.place(gc_head, lpn, fp, read_done, victim_mtime);
             self.stats.gc_write_slots += 1;
-            if self.heads[gc_head].next % self.spu == 0 {
-                copies_done = copies_done.max(self.program_unit(gc_head));
+            if let Some(done) = self.finish_slot(gc_head) {
+                copies_done = copies_done.max(done);
             }
             debug_assert_eq!(self.mapping.get(lpn), Some(new));
         }

@@ -44,6 +44,8 @@ pub struct FsScenario {
     pub partition_blocks: u64,
     /// How often the idle-work daemon (BG GC, discard, periodic checkpoint) wakes.
     pub daemon_interval: SimDuration,
+    /// Blocks files may fill (mkfs's main area minus overprovisioning).
+    pub user_blocks: u64,
 }
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -288,8 +290,6 @@ impl Scenario {
 
         // ---- the files must fit the filesystem's user space
         if let Some(f) = &fs {
-            let layout = crate::fs::Layout::mkfs(f.partition_blocks, f.config.segs_per_sec, f.config.overprovision_pct)
-                .expect("validated in resolve_fs");
             let mut named: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
             let mut total = 0u64;
             let mut files = 0u64;
@@ -313,7 +313,7 @@ impl Scenario {
             files += named.len() as u64;
             // Node blocks: one direct node per 1018 blocks plus an inode per file.
             let need = total + total / 1018 + 2 * files + 16;
-            if need > layout.user_blocks {
+            if need > f.user_blocks {
                 return Err(ScenarioError::invalid(
                     "job",
                     format!("{} MiB of files", (total * SLOT_BYTES) >> 20),
@@ -321,7 +321,7 @@ impl Scenario {
                         "the files (with their node blocks) need {} MiB but the filesystem offers {} MiB of user space \
                          (partition minus mkfs overprovisioning): shrink size/filesize or enlarge fs.partition_gib",
                         (need * SLOT_BYTES) >> 20,
-                        (layout.user_blocks * SLOT_BYTES) >> 20
+                        (f.user_blocks * SLOT_BYTES) >> 20
                     ),
                 ));
             }
@@ -432,13 +432,18 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, host: &mut HostSection) -> 
         track_recovery: false,
     };
     // Validate the layout now so a bad partition is a scenario error, not a run failure.
-    crate::fs::Layout::mkfs(partition_blocks, segs_per_sec, f.overprovision_pct).map_err(|e| {
+    let layout = crate::fs::Layout::mkfs(partition_blocks, segs_per_sec, f.overprovision_pct).map_err(|e| {
         let msg = e.to_string();
         let field = if msg.starts_with("fs.") { msg.split(' ').next().unwrap_or("fs").to_string() } else { "fs.partition_gib".into() };
         ScenarioError::invalid(field, partition_gib, msg)
     })?;
     let daemon_ms = finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(1000.0), 1.0, 3.6e6)?;
-    Ok(FsScenario { config, partition_blocks, daemon_interval: SimDuration::from_secs_f64(daemon_ms / 1000.0) })
+    Ok(FsScenario {
+        config,
+        partition_blocks,
+        daemon_interval: SimDuration::from_secs_f64(daemon_ms / 1000.0),
+        user_blocks: layout.user_blocks,
+    })
 }
 
 fn load_iolog(field: &str, path: &str, base: &Path) -> Result<Arc<iolog::Iolog>, ScenarioError> {
