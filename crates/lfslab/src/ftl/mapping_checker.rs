@@ -2,6 +2,7 @@
 //! `--check` runs):
 //! * mapping consistency: every mapped lpn's slot names that lpn as owner;
 //! * one owner per valid physical page: every owned slot is mapped back;
+//! * block-associative mapping (D2FS): see `Ssd::check_coupled`;
 //! * page conservation: per superblock, owners counted == valid count, and
 //!   free superblocks hold no data at all.
 
@@ -28,6 +29,8 @@ pub fn check(ssd: &Ssd) -> Result<(), String> {
     }
     let sps = geo.slots_per_superblock() as u64;
     let mut owned_total = 0u64;
+    // Block-associative main-area pages (D2FS) are checked by `check_coupled`.
+    let mut main_owned = 0u64;
     for sb in 0..geo.superblocks() {
         let id = SuperblockId(sb);
         let info = *ssd.pool().info(id);
@@ -41,6 +44,10 @@ pub fn check(ssd: &Ssd) -> Result<(), String> {
             }
             if let Some(lpn) = ssd.p2l_owner(ppn) {
                 owned += 1;
+                if ssd.coupled_main(lpn) {
+                    main_owned += 1;
+                    continue;
+                }
                 if map.get(lpn) != Some(ppn) {
                     return Err(format!("{ppn} claims {lpn}, which maps to {:?}", map.get(lpn)));
                 }
@@ -54,7 +61,8 @@ pub fn check(ssd: &Ssd) -> Result<(), String> {
         }
         owned_total += owned as u64;
     }
-    if owned_total != mapped {
+    ssd.check_coupled()?;
+    if owned_total - main_owned != mapped {
         return Err(format!("{owned_total} owned physical slots but {mapped} mapped logical pages"));
     }
     Ok(())

@@ -6,6 +6,7 @@ mod activity;
 mod block_pool;
 mod config;
 mod mapping;
+pub mod migration;
 pub mod mapping_checker;
 mod page_mapping;
 mod ssd;
@@ -18,7 +19,7 @@ pub use block_pool::{BlockPool, SbState, SuperblockInfo};
 pub use config::{ConfigError, FtlConfig, SsdConfig};
 pub use mapping::Mapping;
 pub use page_mapping::PageMapping;
-pub use ssd::Ssd;
+pub use ssd::{CoupledConfig, CoupledStats, MappingMemory, Ssd};
 pub use stats::FtlStats;
 pub use write_buffer::WriteBuffer;
 

@@ -30,6 +30,9 @@ use crate::nvme::{Command, Completion, CompletionFlags, Opcode, QueuePair, Statu
 use crate::oracle::Fingerprint;
 use crate::sim::{SimDuration, SimTime};
 
+mod coupled;
+pub use coupled::{CoupledConfig, CoupledStats, MappingMemory};
+
 const NO_OWNER: u32 = u32::MAX;
 
 /// An append point: the open superblock a log writes into.
@@ -72,6 +75,10 @@ pub struct Ssd {
     /// Reused list of (old slot, owner, data-ready instant) for one GC victim.
     gc_scratch: Vec<(Ppn, Lpn, SimTime)>,
     activity: Option<ActivityLog>,
+    /// Exported logical pages (the filesystem partition in coupled mode).
+    capacity: u64,
+    /// D2FS block-associative mapping and Coupled GC, when enabled.
+    coupled: Option<Box<coupled::Coupled>>,
 }
 
 impl Ssd {
@@ -96,9 +103,31 @@ impl Ssd {
             sps: geo.slots_per_superblock(),
             gc_scratch: Vec::new(),
             activity: None,
+            capacity: config.logical_pages,
+            coupled: None,
             geo,
             config,
         })
+    }
+
+    /// A D2FS device (d2fs.txt §4): the filesystem partition of
+    /// `cc.partition_blocks` LBAs over this device's flash, metadata area
+    /// page-mapped, main area block-associative with Coupled GC.
+    pub fn new_coupled(config: SsdConfig, cc: CoupledConfig) -> Result<Ssd, ConfigError> {
+        let mut ssd = Ssd::new(config)?;
+        if cc.main_start >= ssd.config.logical_pages {
+            return Err(ConfigError {
+                field: "d2fs metadata area".into(),
+                value: format!("{} blocks", cc.main_start),
+                reason: format!("exceeds the device's {} logical pages", ssd.config.logical_pages),
+            });
+        }
+        ssd.coupled = Some(Box::new(coupled::Coupled::new(cc.clone(), ssd.geo.superblocks(), ssd.sps)?));
+        ssd.mapping = Box::new(PageMapping::new(cc.main_start));
+        ssd.capacity = cc.partition_blocks;
+        // Heads: metadata host + metadata GC, CGC destinations (data, node); host section heads follow.
+        ssd.heads = vec![LogHead::new(false), LogHead::new(true), LogHead::new(true), LogHead::new(true)];
+        Ok(ssd)
     }
 
     pub fn config(&self) -> &SsdConfig {
@@ -108,7 +137,7 @@ impl Ssd {
         &self.geo
     }
     pub fn logical_pages(&self) -> u64 {
-        self.config.logical_pages
+        self.capacity
     }
     pub fn stats(&self) -> FtlStats {
         let mut s = self.stats.clone();
@@ -116,7 +145,7 @@ impl Ssd {
         s
     }
     pub fn mapping_memory_bytes(&self) -> u64 {
-        self.mapping.memory_bytes()
+        self.mapping_memory().total()
     }
     pub fn free_superblocks(&self) -> usize {
         self.pool.free_count()
@@ -164,7 +193,8 @@ impl Ssd {
             },
             Opcode::Flush => (Status::Success, self.flush(at)),
         };
-        Completion { id: cmd.id, status, flags: CompletionFlags::default(), at: done }
+        let upcall = self.note_completion(done);
+        Completion { id: cmd.id, status, flags: CompletionFlags(if upcall { CompletionFlags::UPCALL } else { 0 }), at: done }
     }
 
     fn check_range(&self, slba: Lpn, nlb: u32) -> Result<(), Status> {
@@ -172,7 +202,7 @@ impl Ssd {
             return Err(Status::InvalidField);
         }
         match slba.0.checked_add(nlb as u64) {
-            Some(end) if end <= self.config.logical_pages => Ok(()),
+            Some(end) if end <= self.capacity => Ok(()),
             _ => Err(Status::LbaOutOfRange),
         }
     }
@@ -182,7 +212,7 @@ impl Ssd {
     /// prefetches the reverse-map entry of the slot it will invalidate.
     #[inline]
     pub fn prefetch_write(&self, lpn: Lpn, stage: u8) {
-        if lpn.0 >= self.config.logical_pages {
+        if lpn.0 >= self.capacity || self.coupled_main(lpn) {
             return;
         }
         if stage == 0 {
@@ -194,12 +224,16 @@ impl Ssd {
 
     /// Read `nlb` blocks (caller checks the range); see `execute` for NVMe commands.
     pub fn read_blocks(&mut self, at: SimTime, slba: Lpn, nlb: u32, data: &mut Vec<Option<Fingerprint>>) -> SimTime {
-        self.read(at, slba, nlb, data)
+        let done = self.read(at, slba, nlb, data);
+        self.note_completion(done);
+        done
     }
 
     /// Deallocate `nlb` blocks (caller checks the range).
     pub fn discard_blocks(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime {
-        self.discard(at, slba, nlb)
+        let done = self.discard(at, slba, nlb);
+        self.note_completion(done);
+        done
     }
 
     // ---- read ----------------------------------------------------------
@@ -211,7 +245,7 @@ impl Ssd {
         let mut pending: Option<(u64, u32)> = None; // (unit, slot count)
         for i in 0..nlb as u64 {
             let lpn = Lpn(slba.0 + i);
-            let ppn = self.mapping.get(lpn);
+            let ppn = self.lookup_for_read(lpn);
             data.push(ppn.map(|p| self.store.read(p).expect("mapped slot holds data")));
             let Some(ppn) = ppn else { continue };
             self.stats.host_read_slots += 1;
@@ -274,12 +308,19 @@ impl Ssd {
             self.collect_while_low(arrive);
             admitted = self.buffer.admit(arrive);
             let lpn = Lpn(slba.0 + i);
+            self.stats.host_write_slots += 1;
+            if self.coupled_main(lpn) {
+                self.place_main(lpn, content(i), admitted, stream);
+                continue;
+            }
+            let head = if self.coupled.is_some() { coupled::META_HEAD } else { head };
             self.place(head, lpn, content(i), admitted, arrive);
             self.heads[head].buffered_slots += 1;
-            self.stats.host_write_slots += 1;
             self.finish_slot(head);
         }
-        admitted + SimDuration(self.timing.fw_write_per_4k_ns * nlb as u64)
+        let done = admitted + SimDuration(self.timing.fw_write_per_4k_ns * nlb as u64);
+        self.note_completion(done);
+        done
     }
 
     /// Allocate a slot in log `head`, store `fp` there and map `lpn` to it.
@@ -369,7 +410,9 @@ impl Ssd {
     fn discard(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime {
         for i in 0..nlb as u64 {
             let lpn = Lpn(slba.0 + i);
-            if let Some(old) = self.mapping.unset(lpn) {
+            if self.coupled_main(lpn) {
+                self.discard_main(lpn);
+            } else if let Some(old) = self.mapping.unset(lpn) {
                 self.invalidate(old, lpn);
                 self.stats.host_trim_slots += 1;
             }
@@ -383,12 +426,16 @@ impl Ssd {
         self.stats.flush_count += 1;
         let start = at + SimDuration(self.timing.fw_write_ns);
         let mut done = start;
-        for head in 0..self.config.ftl.streams as usize {
+        // Block-mapped host sections are never padded (see coupled.rs).
+        let host_heads = if self.coupled.is_some() { 1 } else { self.config.ftl.streams as usize };
+        for head in 0..host_heads {
             if let Some(t) = self.pad_and_program(head) {
                 done = done.max(t);
             }
         }
-        done.max(self.buffer.drained_at())
+        let done = done.max(self.buffer.drained_at());
+        self.note_completion(done);
+        done
     }
 
     // ---- garbage collection ------------------------------------------------
@@ -411,8 +458,6 @@ impl Ssd {
             valid < self.sps,
             "GC victim {victim} is fully valid: no space can be reclaimed (logical space exceeds physical minus reserve)"
         );
-        let gc_head = self.heads.len() - 1;
-        let victim_mtime = self.pool.info(victim).last_write;
         let start = self.layout.superblock_start(victim).0;
         let mut copies_done = now;
         // Pass 1 (sequential over the victim): reserve the page reads and list
@@ -438,7 +483,42 @@ impl Ssd {
                 }
             }
         }
-        // Pass 2: copy to the GC head. Mapping entries are random accesses;
+        let main = self.coupled.as_deref().is_some_and(|c| c.sb_kind[victim.0 as usize] != coupled::BlockKind::Meta);
+        if main {
+            copies_done = copies_done.max(self.cgc_copy(victim, &live, now));
+        } else {
+            copies_done = copies_done.max(self.page_copy(victim, &live, now));
+            if let Some(c) = self.coupled.as_deref_mut() {
+                c.stats.meta_gc_victims += 1;
+            }
+        }
+        self.gc_scratch = live;
+        assert_eq!(self.pool.info(victim).valid_slots, 0, "victim {victim} still valid after migration");
+        let mut erased = copies_done;
+        for d in 0..self.geo.dies() {
+            let die = crate::nand::DieId(d);
+            erased = erased.max(self.timelines.erase(&self.timing, die, copies_done));
+        }
+        self.store.erase_superblock(victim);
+        self.pool.release(victim);
+        if self.coupled.is_some() {
+            self.cgc_after_erase(victim);
+        }
+        self.stats.gc_count += 1;
+        self.stats.superblocks_erased += 1;
+        if let Some(a) = &mut self.activity {
+            a.record_gc(erased);
+        }
+        self.stats.gc_busy_ns += erased.since(now).ns();
+        erased
+    }
+
+    /// Page-mapped GC copy of `live` to the GC head; returns when durable.
+    fn page_copy(&mut self, victim: SuperblockId, live: &[(Ppn, Lpn, SimTime)], now: SimTime) -> SimTime {
+        let gc_head = if self.coupled.is_some() { coupled::META_GC_HEAD } else { self.heads.len() - 1 };
+        let victim_mtime = self.pool.info(victim).last_write;
+        let mut copies_done = now;
+        // Copy to the GC head. Mapping entries are random accesses;
         // prefetching a few ahead overlaps their cache misses.
         const PREFETCH_AHEAD: usize = 16;
         for i in 0..live.len() {
@@ -454,25 +534,10 @@ impl Ssd {
             }
             debug_assert_eq!(self.mapping.get(lpn), Some(new));
         }
-        self.gc_scratch = live;
         if let Some(t) = self.pad_and_program(gc_head) {
             copies_done = copies_done.max(t);
         }
-        assert_eq!(self.pool.info(victim).valid_slots, 0, "victim {victim} still valid after migration");
-        let mut erased = copies_done;
-        for d in 0..self.geo.dies() {
-            let die = crate::nand::DieId(d);
-            erased = erased.max(self.timelines.erase(&self.timing, die, copies_done));
-        }
-        self.store.erase_superblock(victim);
-        self.pool.release(victim);
-        self.stats.gc_count += 1;
-        self.stats.superblocks_erased += 1;
-        if let Some(a) = &mut self.activity {
-            a.record_gc(erased);
-        }
-        self.stats.gc_busy_ns += erased.since(now).ns();
-        erased
+        copies_done
     }
 
     // ---- inspection for the checker ---------------------------------------

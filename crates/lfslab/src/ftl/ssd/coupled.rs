@@ -1,0 +1,505 @@
+//! D2FS device mode: block-associative mapping and Coupled GC (d2fs.txt §4,
+//! §6.2-6.3), in the same `Ssd` so that NAND timing, the write buffer and
+//! unit programming are shared with the conventional FTL.
+//!
+//! Address space (the filesystem partition, p_v x capacity LBAs):
+//! * `[0, main_start)`: filesystem metadata (checkpoint, SIT, NAT, SSA),
+//!   updated in place, so page-mapped (the hybrid the paper's Table 1
+//!   accounts: "page mapping for the metadata area and block mapping for the
+//!   main area"); its superblocks are collected by ordinary page-level GC.
+//! * `[main_start, end)`: one mapping entry per filesystem section (= one
+//!   superblock). A page's offset in its block equals its LBA's offset in
+//!   its section, always: that is the block-mapping invariant.
+//! * `[gc_region_start, end)`: the GC region, allocated only by CGC.
+//!
+//! Coupled GC (§4.3): greedy victim; its valid pages are placed one after
+//! another in a destination block (one per block type: data or filemap,
+//! §6.3 stream ids) that is mapped to a free GC-region section, so each
+//! page gets a new LBA (remap) and a record `<old, new>` (§4.4). The
+//! victim's entry becomes NULL; reads and discards of a NULL section follow
+//! outstanding records. A GC-region section is reused only when its block
+//! is erased and every record leaving it is synced: "the FTL recycles the
+//! mapping table entry only after it ensures that the F2L mapping at the
+//! host has been updated".
+//!
+//! Upcall piggybacking (§5.2): after CGC the records are placed in upcalls on
+//! the migration SQ, and the next command completion carries the UPCALL
+//! flag; nothing else tells the host.
+//!
+//! Stated simplifications: host writes to a section must be sequential
+//! (F2FS LFS logs are); a flush does not pad an open block-mapped unit (its
+//! data stays in the power-loss-protected buffer, as zoned drives do);
+//! records survive power loss (the paper's assumption, §7).
+
+use super::{LogHead, Ssd, NO_OWNER};
+use crate::ftl::config::ConfigError;
+use crate::ftl::migration::{MigrationLog, MigrationRecord, Upcall};
+use crate::ftl::SbState;
+use crate::nand::{Lpn, Ppn, SuperblockId};
+use crate::oracle::Fingerprint;
+use crate::sim::SimTime;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+const NONE: u32 = u32::MAX;
+/// Bytes per block-mapping entry (a superblock number).
+pub const BLOCK_ENTRY_BYTES: u64 = 4;
+/// Bytes per page-mapping entry (Table 1: "4 Byte for 4 KByte").
+pub const PAGE_ENTRY_BYTES: u64 = 4;
+
+/// Head slots in coupled mode.
+pub(super) const META_HEAD: usize = 0;
+pub(super) const META_GC_HEAD: usize = 1;
+const GC_DEST_HEAD: [usize; 2] = [2, 3];
+pub(super) const FIRST_HOST_MAIN_HEAD: usize = 4;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BlockKind {
+    Meta,
+    Data,
+    Node,
+}
+
+/// The filesystem partition as the device sees it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CoupledConfig {
+    /// Exported LBAs: the filesystem partition.
+    pub partition_blocks: u64,
+    /// First LBA of the block-mapped main area (section aligned).
+    pub main_start: u64,
+    /// First LBA of the GC region.
+    pub gc_region_start: u64,
+    /// Records per upcall (D2FS: 256).
+    pub records_per_upcall: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CoupledStats {
+    pub cgc_victims: u64,
+    pub meta_gc_victims: u64,
+    pub records_created: u64,
+    pub records_synced: u64,
+    pub peak_outstanding_records: u64,
+    pub upcalls_placed: u64,
+    /// Completions that carried the UPCALL flag.
+    pub upcall_signals: u64,
+    pub read_redirects: u64,
+    pub discard_redirects: u64,
+    /// CGC rounds the host asked for on a free-section fault.
+    pub host_reclaims: u64,
+}
+
+/// FTL DRAM for the mapping (d2fs.txt Table 1).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MappingMemory {
+    pub page_map_bytes: u64,
+    pub block_map_bytes: u64,
+    /// Peak outstanding migration records x 8 B.
+    pub record_buffer_bytes: u64,
+}
+
+impl MappingMemory {
+    pub fn total(&self) -> u64 {
+        self.page_map_bytes + self.block_map_bytes + self.record_buffer_bytes
+    }
+}
+
+pub(super) struct Coupled {
+    pub(super) cfg: CoupledConfig,
+    /// Main section -> superblock (NONE = NULL entry).
+    sec_map: Vec<u32>,
+    /// Superblock -> main section it is mapped to (NONE if unmapped or meta).
+    sb_sec: Vec<u32>,
+    pub(super) sb_kind: Vec<BlockKind>,
+    gc_first_sec: u32,
+    /// Free GC-region sections, FIFO.
+    gc_free: VecDeque<u32>,
+    /// Per GC-region section: outstanding records whose old LBA lies in it.
+    draining: Vec<u32>,
+    pub(super) log: MigrationLog,
+    notify_pending: bool,
+    signal: Option<SimTime>,
+    pub(super) stats: CoupledStats,
+}
+
+impl Coupled {
+    pub(super) fn new(cfg: CoupledConfig, superblocks: u32, sps: u32) -> Result<Coupled, ConfigError> {
+        let e = |field: &str, value: u64, reason: String| ConfigError { field: field.into(), value: value.to_string(), reason };
+        let sps64 = sps as u64;
+        if cfg.main_start % sps64 != 0 {
+            return Err(e("d2fs main area start", cfg.main_start, format!("must be aligned to the {sps}-block superblock")));
+        }
+        if cfg.gc_region_start < cfg.main_start || (cfg.gc_region_start - cfg.main_start) % sps64 != 0 {
+            return Err(e("d2fs gc region start", cfg.gc_region_start, "must be a section boundary in the main area".into()));
+        }
+        if cfg.partition_blocks <= cfg.gc_region_start || cfg.partition_blocks >= NONE as u64 {
+            return Err(e("d2fs partition blocks", cfg.partition_blocks, "must hold a GC region and be < 2^32 blocks".into()));
+        }
+        if cfg.records_per_upcall == 0 {
+            return Err(e("fs.upcall_records", 0, "an upcall carries at least one record".into()));
+        }
+        let main_secs = ((cfg.partition_blocks - cfg.main_start) / sps64) as u32;
+        let gc_first_sec = ((cfg.gc_region_start - cfg.main_start) / sps64) as u32;
+        Ok(Coupled {
+            sec_map: vec![NONE; main_secs as usize],
+            sb_sec: vec![NONE; superblocks as usize],
+            sb_kind: vec![BlockKind::Meta; superblocks as usize],
+            gc_free: (gc_first_sec..main_secs).collect(),
+            draining: vec![0; (main_secs - gc_first_sec) as usize],
+            gc_first_sec,
+            log: MigrationLog::new(cfg.records_per_upcall),
+            notify_pending: false,
+            signal: None,
+            stats: CoupledStats::default(),
+            cfg,
+        })
+    }
+
+    fn section_of(&self, lba: Lpn, sps: u32) -> (u32, u32) {
+        let rel = lba.0 - self.cfg.main_start;
+        ((rel / sps as u64) as u32, (rel % sps as u64) as u32)
+    }
+
+    fn is_gc_sec(&self, sec: u32) -> bool {
+        sec >= self.gc_first_sec
+    }
+}
+
+impl Ssd {
+    pub(crate) fn coupled_main(&self, lpn: Lpn) -> bool {
+        self.coupled.as_ref().is_some_and(|c| lpn.0 >= c.cfg.main_start)
+    }
+
+    fn c(&self) -> &Coupled {
+        self.coupled.as_deref().expect("coupled mode")
+    }
+    fn cm(&mut self) -> &mut Coupled {
+        self.coupled.as_deref_mut().expect("coupled mode")
+    }
+
+    /// Physical page holding `lba` now: the block entry, or, when it is NULL,
+    /// the chain of outstanding records (read/discard-redirect, §4.4).
+    /// Returns (page, whether a record was followed).
+    pub(super) fn resolve_main(&self, lba: Lpn) -> (Option<Ppn>, bool) {
+        let c = self.c();
+        let mut l = lba;
+        let mut redirected = false;
+        loop {
+            let (sec, off) = c.section_of(l, self.sps);
+            match c.sec_map[sec as usize] {
+                NONE => match c.log.lookup(l) {
+                    Some(n) => {
+                        l = n;
+                        redirected = true;
+                    }
+                    None => return (None, redirected),
+                },
+                sb => {
+                    let ppn = Ppn(self.layout.superblock_start(SuperblockId(sb)).0 + off as u64);
+                    return ((self.p2l[ppn.0 as usize] == l.0 as u32).then_some(ppn), redirected);
+                }
+            }
+        }
+    }
+
+    pub(super) fn lookup_for_read(&mut self, lpn: Lpn) -> Option<Ppn> {
+        if !self.coupled_main(lpn) {
+            return self.mapping.get(lpn);
+        }
+        let (p, redirected) = self.resolve_main(lpn);
+        self.cm().stats.read_redirects += redirected as u64;
+        p
+    }
+
+    /// Discard one main-area LBA (following records if its entry is NULL).
+    pub(super) fn discard_main(&mut self, lba: Lpn) {
+        let (p, redirected) = self.resolve_main(lba);
+        self.cm().stats.discard_redirects += redirected as u64;
+        if let Some(ppn) = p {
+            let owner = Lpn(self.p2l[ppn.0 as usize] as u64);
+            self.invalidate(ppn, owner);
+            self.stats.host_trim_slots += 1;
+        }
+    }
+
+    /// The host head writing section `sec`, opening a block for it if the
+    /// section has none (or only a dead one the host has reused).
+    fn host_head_for(&mut self, sec: u32, kind: BlockKind) -> usize {
+        let mapped = self.c().sec_map[sec as usize];
+        if mapped != NONE {
+            if let Some(h) = (FIRST_HOST_MAIN_HEAD..self.heads.len()).find(|&h| self.heads[h].sb == Some(SuperblockId(mapped))) {
+                return h;
+            }
+            let info = *self.pool.info(SuperblockId(mapped));
+            assert!(
+                info.state == SbState::Full && info.valid_slots == 0,
+                "host rewrote section {sec} while its block {} still holds {} valid pages ({:?}): \
+                 a D2FS host must discard a section's blocks before reusing it",
+                SuperblockId(mapped),
+                info.valid_slots,
+                info.state
+            );
+            // The dead block stays full with no valid page; GC erases it.
+            self.cm().sb_sec[mapped as usize] = NONE;
+        }
+        let sb = self.pool.open().unwrap_or_else(|| panic!("no free superblock for host section {sec}; GC reserve exhausted"));
+        let c = self.cm();
+        c.sec_map[sec as usize] = sb.0;
+        c.sb_sec[sb.0 as usize] = sec;
+        c.sb_kind[sb.0 as usize] = kind;
+        let slot = (FIRST_HOST_MAIN_HEAD..self.heads.len()).find(|&h| self.heads[h].sb.is_none());
+        let h = slot.unwrap_or_else(|| {
+            self.heads.push(LogHead::new(false));
+            self.heads.len() - 1
+        });
+        self.heads[h] = LogHead { sb: Some(sb), ..LogHead::new(false) };
+        h
+    }
+
+    /// Place one host block of the main area at its block-associative slot.
+    pub(super) fn place_main(&mut self, lba: Lpn, fp: Fingerprint, ready: SimTime, stream: u8) {
+        let (sec, off) = self.c().section_of(lba, self.sps);
+        assert!(
+            !self.c().is_gc_sec(sec),
+            "host wrote LBA {} in the GC region (section {sec}); only CGC allocates there",
+            lba.0
+        );
+        let kind = if stream == 1 { BlockKind::Node } else { BlockKind::Data };
+        let h = self.host_head_for(sec, kind);
+        assert!(
+            off >= self.heads[h].next,
+            "host wrote LBA {} at offset {off} of section {sec}, below its write pointer {}: block-mapped sections are written sequentially",
+            lba.0,
+            self.heads[h].next
+        );
+        let sb = self.heads[h].sb.expect("open");
+        let start = self.layout.superblock_start(sb).0;
+        // Skipped offsets become padding (never valid).
+        while self.heads[h].next < off {
+            self.store.program_padding(Ppn(start + self.heads[h].next as u64));
+            self.heads[h].next += 1;
+            self.stats.padding_slots += 1;
+            self.finish_slot(h);
+        }
+        let ppn = Ppn(start + off as u64);
+        self.store.program(ppn, fp);
+        self.p2l[ppn.0 as usize] = lba.0 as u32;
+        self.pool.add_valid(sb, ready);
+        let head = &mut self.heads[h];
+        head.next = off + 1;
+        head.unit_ready = head.unit_ready.max(ready);
+        head.buffered_slots += 1;
+        self.finish_slot(h);
+        if self.heads[h].next == self.sps {
+            self.pool.close(sb);
+            self.heads[h].sb = None;
+        }
+    }
+
+    /// Coupled GC of one main-area victim (§4.3): block-associative migration
+    /// of `live` into the destination block of the victim's type, remap to
+    /// GC-region LBAs, one record per page. Returns when the copies are durable.
+    pub(super) fn cgc_copy(&mut self, victim: SuperblockId, live: &[(Ppn, Lpn, SimTime)], now: SimTime) -> SimTime {
+        let kind = self.c().sb_kind[victim.0 as usize];
+        let h = GC_DEST_HEAD[(kind == BlockKind::Node) as usize];
+        let mtime = self.pool.info(victim).last_write;
+        let mut done = now;
+        for &(old, old_lba, ready) in live {
+            if self.heads[h].sb.is_none() || self.heads[h].next == self.sps {
+                self.open_gc_destination(h, kind);
+            }
+            let sb = self.heads[h].sb.expect("open");
+            let k = self.heads[h].next;
+            let sec = self.c().sb_sec[sb.0 as usize];
+            let new_lba = Lpn(self.c().cfg.main_start + sec as u64 * self.sps as u64 + k as u64);
+            let ppn = Ppn(self.layout.superblock_start(sb).0 + k as u64);
+            let fp = self.store.read(old).expect("valid slot holds data");
+            self.store.program(ppn, fp);
+            self.invalidate(old, old_lba);
+            self.p2l[ppn.0 as usize] = new_lba.0 as u32;
+            self.pool.add_valid(sb, mtime);
+            let head = &mut self.heads[h];
+            head.next += 1;
+            head.unit_ready = head.unit_ready.max(ready);
+            self.stats.gc_write_slots += 1;
+            if let Some(t) = self.finish_slot(h) {
+                done = done.max(t);
+            }
+            let sps = self.sps;
+            let c = self.cm();
+            let (old_sec, _) = c.section_of(old_lba, sps);
+            if c.is_gc_sec(old_sec) {
+                c.draining[(old_sec - c.gc_first_sec) as usize] += 1;
+            }
+            c.log.add(old_lba, new_lba);
+        }
+        if let Some(t) = self.pad_and_program(h) {
+            done = done.max(t);
+        }
+        done
+    }
+
+    fn open_gc_destination(&mut self, h: usize, kind: BlockKind) {
+        if let Some(old) = self.heads[h].sb {
+            self.pool.close(old);
+        }
+        let sb = self.pool.open().unwrap_or_else(|| panic!("no free superblock for a CGC destination; GC reserve exhausted"));
+        let c = self.cm();
+        let sec = c.gc_free.pop_front().unwrap_or_else(|| {
+            panic!(
+                "CGC found no free GC-region section ({} records outstanding, {} sections draining): \
+                 the host is not syncing migration records",
+                c.log.outstanding(),
+                c.draining.iter().filter(|&&d| d > 0).count()
+            )
+        });
+        c.sec_map[sec as usize] = sb.0;
+        c.sb_sec[sb.0 as usize] = sec;
+        c.sb_kind[sb.0 as usize] = kind;
+        self.heads[h] = LogHead { sb: Some(sb), ..LogHead::new(true) };
+    }
+
+    /// After a victim's erase: its entry is NULL; a GC-region section with no
+    /// unsynced record leaving it is free for CGC again. Records go out as upcalls.
+    pub(super) fn cgc_after_erase(&mut self, victim: SuperblockId) {
+        let c = self.cm();
+        let sec = std::mem::replace(&mut c.sb_sec[victim.0 as usize], NONE);
+        c.sb_kind[victim.0 as usize] = BlockKind::Meta;
+        if sec != NONE {
+            c.sec_map[sec as usize] = NONE;
+            if c.is_gc_sec(sec) && c.draining[(sec - c.gc_first_sec) as usize] == 0 {
+                c.gc_free.push_back(sec);
+            }
+        }
+        c.stats.cgc_victims += (sec != NONE) as u64;
+        if c.log.place_upcalls() > 0 {
+            c.notify_pending = true;
+        }
+    }
+
+    /// A command completed at `at`: piggyback a pending upcall notification.
+    pub(super) fn note_completion(&mut self, at: SimTime) -> bool {
+        match self.coupled.as_deref_mut() {
+            Some(c) if c.notify_pending => {
+                c.notify_pending = false;
+                c.signal = Some(c.signal.map_or(at, |s| s.min(at)));
+                c.stats.upcall_signals += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    // ---- host side of the migration queue pair ---------------------------------
+
+    /// The instant of the first completion that carried the UPCALL flag since the last call.
+    pub fn take_upcall_signal(&mut self) -> Option<SimTime> {
+        self.coupled.as_deref_mut().and_then(|c| c.signal.take())
+    }
+
+    pub fn fetch_upcall(&mut self) -> Option<Upcall> {
+        self.coupled.as_deref_mut().and_then(|c| c.log.fetch())
+    }
+
+    /// Migration CQ entry: upcalls up to `upcall` are complete; their records are synced.
+    pub fn complete_upcalls(&mut self, upcall: u64) {
+        let Some(c) = self.coupled.as_deref_mut() else { return };
+        let synced = c.log.complete(upcall);
+        c.stats.records_synced += synced.len() as u64;
+        for r in synced {
+            let (sec, _) = c.section_of(r.old, self.sps);
+            if c.is_gc_sec(sec) {
+                let d = &mut c.draining[(sec - c.gc_first_sec) as usize];
+                *d -= 1;
+                if *d == 0 && c.sec_map[sec as usize] == NONE {
+                    c.gc_free.push_back(sec);
+                }
+            }
+        }
+    }
+
+    /// Crash recovery (§7): outstanding records after the host's last processed one.
+    pub fn records_after(&self, last: u64) -> Vec<MigrationRecord> {
+        self.coupled.as_deref().map(|c| c.log.after(last)).unwrap_or_default()
+    }
+
+    /// What the block mapping alone (no redirect) holds at `lba`.
+    pub fn peek_direct(&self, lba: Lpn) -> Option<Fingerprint> {
+        let ppn = if self.coupled_main(lba) {
+            let c = self.c();
+            let (sec, off) = c.section_of(lba, self.sps);
+            match c.sec_map[sec as usize] {
+                NONE => None,
+                sb => Some(Ppn(self.layout.superblock_start(SuperblockId(sb)).0 + off as u64))
+                    .filter(|p| self.p2l[p.0 as usize] == lba.0 as u32),
+            }
+        } else {
+            self.mapping.get(lba)
+        };
+        ppn.and_then(|p| self.store.read(p))
+    }
+
+    /// Free-section fault (§6.1): the host asks for one CGC round. Returns
+    /// when it completes, or None if no block has anything to reclaim.
+    pub fn reclaim(&mut self, at: SimTime) -> Option<SimTime> {
+        let c = self.coupled.as_deref()?;
+        let _ = c;
+        let sps = self.sps;
+        let any = self.pool.full().any(|(_, i)| i.valid_slots < sps);
+        if !any {
+            return None;
+        }
+        self.cm().stats.host_reclaims += 1;
+        let done = self.collect_one(at);
+        self.note_completion(done);
+        Some(done)
+    }
+
+    pub fn coupled_stats(&self) -> Option<CoupledStats> {
+        self.coupled.as_deref().map(|c| {
+            let mut s = c.stats.clone();
+            s.records_created = c.log.records_created;
+            s.upcalls_placed = c.log.upcalls_placed;
+            s.peak_outstanding_records = c.log.peak_outstanding as u64;
+            s
+        })
+    }
+
+    /// Mapping memory: page map of the metadata area, block map of the main
+    /// area, and the peak record buffer (coupled mode); page map otherwise.
+    pub fn mapping_memory(&self) -> MappingMemory {
+        match self.coupled.as_deref() {
+            None => MappingMemory { page_map_bytes: self.mapping.memory_bytes(), ..Default::default() },
+            Some(c) => MappingMemory {
+                page_map_bytes: c.cfg.main_start * PAGE_ENTRY_BYTES,
+                block_map_bytes: c.sec_map.len() as u64 * BLOCK_ENTRY_BYTES,
+                record_buffer_bytes: c.log.peak_outstanding as u64 * crate::ftl::migration::RECORD_BYTES,
+            },
+        }
+    }
+
+    /// Coupled-mode invariants for the checker: every mapped section's block
+    /// names it back, and every valid main page sits at its LBA's offset.
+    pub(crate) fn check_coupled(&self) -> Result<(), String> {
+        let Some(c) = self.coupled.as_deref() else { return Ok(()) };
+        for (sec, &sb) in c.sec_map.iter().enumerate() {
+            if sb != NONE && c.sb_sec[sb as usize] != sec as u32 {
+                return Err(format!("section {sec} maps to superblock {sb}, which names section {}", c.sb_sec[sb as usize]));
+            }
+        }
+        for (sb, &sec) in c.sb_sec.iter().enumerate() {
+            let start = self.layout.superblock_start(SuperblockId(sb as u32)).0;
+            for k in 0..self.sps as u64 {
+                let owner = self.p2l[(start + k) as usize];
+                if owner == NO_OWNER || (owner as u64) < c.cfg.main_start {
+                    continue;
+                }
+                let want = c.cfg.main_start + sec as u64 * self.sps as u64 + k;
+                if sec == NONE || owner as u64 != want {
+                    return Err(format!("slot {k} of superblock {sb} (section {sec}) holds LBA {owner}, not {want}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
