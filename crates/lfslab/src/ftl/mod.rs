@@ -25,3 +25,5 @@ pub use write_buffer::WriteBuffer;
 
 #[cfg(test)]
 mod ssd_tests;
+#[cfg(test)]
+mod coupled_tests;
