@@ -75,7 +75,10 @@ const FS_SIMPLIFICATIONS: [&str; 3] = [
 
 impl Run {
     pub fn new(scenario: Scenario) -> Result<Run, RunError> {
-        let ssd = Ssd::new(scenario.ssd.clone()).expect("scenario validated the device");
+        let ssd = match scenario.fs.as_ref().and_then(|f| f.coupled.clone()) {
+            None => Ssd::new(scenario.ssd.clone()).expect("scenario validated the device"),
+            Some(cc) => Ssd::new_coupled(scenario.ssd.clone(), cc).map_err(|e| RunError::Fs(format!("d2fs device: {e}")))?,
+        };
         let stack = match &scenario.fs {
             None => Stack::Raw { oracle: DataOracle::new(scenario.ssd.logical_pages), ssd },
             Some(f) => {

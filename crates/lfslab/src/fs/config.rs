@@ -60,6 +60,36 @@ impl Default for FsCosts {
     }
 }
 
+/// D2FS (d2fs.txt §6): the filesystem partition is p_v x the device's
+/// capacity; its top `gc_region_blocks` (= the capacity) are the GC region.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct D2fsConfig {
+    pub gc_region_blocks: u64,
+    /// Blocks users may fill (ENOSPC): what the device can hold, not the
+    /// virtual partition.
+    pub user_blocks: u64,
+    /// Host CPU per migration record: filemap (node or NAT), SIT and SSA
+    /// updates (assumed, like the other costs).
+    pub upcall_record_ns: u64,
+    /// Checkpoint once this many sections died since the last one (F2FS's
+    /// prefree trigger, which §5.3 cites); 0 = 5% of the regular sections.
+    pub cp_dead_sections: u32,
+    /// Records the handler processes per wakeup before yielding (0 = all);
+    /// tests use small values to crash in the middle of an upcall.
+    pub upcall_batch: usize,
+}
+
+impl D2fsConfig {
+    /// (regular-region blocks, GC-region blocks) for a device of
+    /// `device_blocks` with `sb_blocks`-block superblocks at degree
+    /// `vop_regular` (d2fs.txt §6.3: GC region = capacity, regular =
+    /// (p_v - 1) x capacity), both whole sections.
+    pub fn partition(device_blocks: u64, sb_blocks: u64, vop_regular: f64) -> (u64, u64) {
+        let regular = ((vop_regular * device_blocks as f64) as u64 / sb_blocks) * sb_blocks;
+        (regular, (device_blocks / sb_blocks) * sb_blocks)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FsConfig {
     pub segs_per_sec: u32,
@@ -91,6 +121,8 @@ pub struct FsConfig {
     /// Keep the checkpoint image and node log needed to check crash
     /// recovery (`F2fs::crash_check`); costs memory, off by default.
     pub track_recovery: bool,
+    /// D2FS mode: no FS GC, Coupled GC in the device, migration upcalls.
+    pub d2fs: Option<D2fsConfig>,
 }
 
 impl Default for FsConfig {
@@ -111,6 +143,7 @@ impl Default for FsConfig {
             dirty_pct: 20,
             dirty_expire_s: 30.0,
             track_recovery: false,
+            d2fs: None,
         }
     }
 }

@@ -25,6 +25,9 @@ use crate::sim::{mix64, SimDuration, SimTime};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod d2fs;
+pub use d2fs::RegionSample;
+
 /// A file (inode number).
 pub type Ino = Nid;
 
@@ -71,6 +74,16 @@ pub struct FsStats {
     pub out_of_space: u64,
     /// Foreground GC rounds that found no section with a free block.
     pub gc_futile: u64,
+    /// D2FS: migration upcalls handled, records applied and skipped (old LBA
+    /// already invalid), handler busy time, free-section faults and the time
+    /// writers stalled in them, discards sent at invalidation.
+    pub upcalls_handled: u64,
+    pub records_applied: u64,
+    pub records_skipped: u64,
+    pub upcall_handler_ns: u64,
+    pub free_section_faults: u64,
+    pub fault_stall_ns: u64,
+    pub immediate_discard_blocks: u64,
 }
 
 macro_rules! fs_stats_since {
@@ -83,7 +96,9 @@ impl FsStats {
         fs_stats_since!(self, earlier, app_write_blocks, app_read_blocks, data_write_blocks, node_write_blocks,
             meta_write_blocks, ipu_blocks, ssr_blocks, gc_fg_count, gc_bg_count, gc_moved_data_blocks,
             gc_moved_node_blocks, gc_time_ns, fg_gc_stall_ns, checkpoints, checkpoint_time_ns, discard_cmds,
-            discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space, gc_futile)
+            discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space, gc_futile,
+            upcalls_handled, records_applied, records_skipped, upcall_handler_ns, free_section_faults, fault_stall_ns,
+            immediate_discard_blocks)
     }
 
     /// FS write amplification: blocks the FS wrote / blocks applications wrote.
@@ -179,6 +194,8 @@ pub struct F2fs<D: BlockDevice> {
     /// File blocks in use (written and not truncated), for ENOSPC.
     used_blocks: u64,
     recovery: Option<super::recovery::RecoveryLog>,
+    /// D2FS mode state (GC region, upcall handler, discards).
+    d2fs: Option<d2fs::D2fsState>,
 }
 
 fn meta_fp(kind: u64, blk: u64, version: u64) -> Fingerprint {
@@ -188,7 +205,29 @@ fn meta_fp(kind: u64, blk: u64, version: u64) -> Fingerprint {
 impl<D: BlockDevice> F2fs<D> {
     /// mkfs + mount on `dev` using its whole capacity.
     pub fn format(dev: D, cfg: FsConfig) -> Result<Self, LayoutError> {
-        let layout = Layout::mkfs(dev.capacity_blocks(), cfg.segs_per_sec, cfg.overprovision_pct)?;
+        let mut layout = Layout::mkfs(dev.capacity_blocks(), cfg.segs_per_sec, cfg.overprovision_pct)?;
+        let mut d2fs_state = None;
+        if let Some(d) = &cfg.d2fs {
+            let per_sec = layout.blocks_per_sec();
+            let gc_secs = d.gc_region_blocks / per_sec;
+            let needed = 3 * super::layout::NR_CURSEG_TYPE + 2;
+            if gc_secs == 0 || gc_secs + needed as u64 > layout.main_sections as u64 {
+                return Err(LayoutError(format!(
+                    "d2fs: a GC region of {gc_secs} sections leaves fewer than {needed} of the {} main sections \
+                     for the regular region; raise fs.vop_regular",
+                    layout.main_sections
+                )));
+            }
+            let first = layout.main_sections - gc_secs as u32;
+            if layout.main_blkaddr + first as u64 * per_sec + gc_secs * per_sec != layout.blocks {
+                return Err(LayoutError(format!(
+                    "d2fs: the partition ({} blocks) must end exactly at the GC region (sections of {per_sec} blocks)",
+                    layout.blocks
+                )));
+            }
+            layout.user_blocks = layout.user_blocks.min(d.user_blocks);
+            d2fs_state = Some(d2fs::D2fsState::new(first));
+        }
         let cfg_cache_pages = cfg.page_cache_pages;
         let cfg_track = cfg.track_recovery;
         let mut nm = NodeManager::new(layout.max_nid);
@@ -217,7 +256,11 @@ impl<D: BlockDevice> F2fs<D> {
             cache: PageCache::new(cfg_cache_pages),
             used_blocks: 0,
             recovery: cfg_track.then(super::recovery::RecoveryLog::default),
+            d2fs: d2fs_state,
         };
+        if let Some(d) = &fs.d2fs {
+            fs.sm.reserve_device_region(d.gc_first_sec);
+        }
         fs.checkpoint(SimTime::ZERO);
         fs.stats = FsStats::default();
         Ok(fs)
@@ -311,6 +354,12 @@ impl<D: BlockDevice> F2fs<D> {
     /// Submit writes in order, merging runs of consecutive addresses into one
     /// command (as F2FS merges bios); returns when all complete.
     fn submit_writes(&mut self, at: SimTime, writes: &[(u64, Fingerprint)]) -> SimTime {
+        self.submit_writes_stream(at, writes, 0)
+    }
+
+    /// `submit_writes` with a stream id: D2FS tags filemap (node) blocks 1
+    /// and data blocks 0 so CGC keeps them apart (d2fs.txt §6.3).
+    fn submit_writes_stream(&mut self, at: SimTime, writes: &[(u64, Fingerprint)], stream: u8) -> SimTime {
         let mut done = at;
         let mut i = 0;
         let mut content = Vec::new();
@@ -322,7 +371,7 @@ impl<D: BlockDevice> F2fs<D> {
                 i += 1;
             }
             self.stats.write_cmds += 1;
-            done = done.max(self.dev.write(at, Lpn(start), &content, 0));
+            done = done.max(self.dev.write(at, Lpn(start), &content, stream));
         }
         done
     }
@@ -385,7 +434,7 @@ impl<D: BlockDevice> F2fs<D> {
             let blk = self.alloc(self.node_log(nid), at)?;
             let old = self.nm.set_nat(nid, blk as u32);
             if old != NULL_ADDR {
-                self.sm.invalidate(old as u64);
+                self.invalidate_host(old as u64);
             }
             let i = self.main_index(blk);
             self.owner[i] = (nid as u64) << 32 | NODE_OFS as u64;
@@ -396,7 +445,7 @@ impl<D: BlockDevice> F2fs<D> {
             w.push((blk, meta_fp(1, nid as u64, blk)));
         }
         self.stats.node_write_blocks += w.len() as u64;
-        Ok(self.submit_writes(at, &w))
+        Ok(self.submit_writes_stream(at, &w, 1))
     }
 
     fn write_dentry(&mut self, at: SimTime) -> Result<SimTime, FsError> {
@@ -405,7 +454,7 @@ impl<D: BlockDevice> F2fs<D> {
         }
         let blk = self.alloc(LogType::HotData, at)?;
         if let Some(old) = self.dentry_blk.replace(blk) {
-            self.sm.invalidate(old);
+            self.invalidate_host(old);
         }
         let i = self.main_index(blk);
         self.owner[i] = (self.root as u64) << 32; // the root dentry block: offset 0
@@ -424,6 +473,7 @@ impl<D: BlockDevice> F2fs<D> {
         let start = self.cp_rwsem.write_acquire(now);
         let t = self.checkpoint_locked(start);
         self.cp_rwsem.write_release(t);
+        self.d2fs_after_checkpoint(t);
         t
     }
 
@@ -443,7 +493,8 @@ impl<D: BlockDevice> F2fs<D> {
             blks.dedup();
             t = t.max(self.write_meta(start, &blks, 4));
         }
-        let sit = self.sm.checkpoint();
+        let keep = self.d2fs_sections_to_keep();
+        let sit = self.sm.checkpoint(&keep);
         let freed = sit.freed;
         if sit.dirty_entries > SIT_JOURNAL_ENTRIES {
             let mut blks: Vec<u64> = sit
@@ -461,6 +512,9 @@ impl<D: BlockDevice> F2fs<D> {
         t = self.write_meta(t, &pack_blks, 6);
         t = self.dev.flush(t);
         let sec_blocks = self.layout.blocks_per_sec() as u32;
+        // D2FS discards blocks, never freed sections: a section discard would
+        // follow migration records and kill the pages CGC moved out of it.
+        let freed = if self.d2fs.is_some() { Vec::new() } else { freed };
         for s in freed {
             let blk = self.layout.main_blkaddr + s as u64 * self.layout.blocks_per_sec();
             if !self.pending_discards.iter().any(|&(b, _)| b == blk) {
@@ -508,6 +562,9 @@ impl<D: BlockDevice> F2fs<D> {
     /// foreground GC under the GC lock (greedy victims, checkpoint to turn
     /// prefree sections free). Returns when the writer may proceed.
     fn balance_fs(&mut self, now: SimTime) -> Result<SimTime, FsError> {
+        if self.d2fs.is_some() {
+            return self.d2fs_balance(now);
+        }
         if !self.not_enough_free_secs() {
             return Ok(now);
         }
@@ -653,6 +710,11 @@ impl<D: BlockDevice> F2fs<D> {
             // DEF_MAX_DISCARD_REQUEST: 8 discards per round.
             t = self.issue_discards(t, 8);
         }
+        if self.d2fs.is_some() {
+            self.d2fs_sample(t);
+            self.d2fs_after_op(t);
+            return Ok(t);
+        }
         if self.cfg.bg_gc && self.sm.free_sections() < self.layout.main_sections / 5 {
             let cands = self.sm.victim_candidates();
             if let Some(v) = CostBenefit.select(&cands, self.layout.blocks_per_sec()) {
@@ -762,7 +824,7 @@ impl<D: BlockDevice> F2fs<D> {
                     }
                 };
                 if old != NULL_ADDR {
-                    self.sm.invalidate(old as u64);
+                    self.invalidate_host(old as u64);
                 }
                 self.nm.set_addr(slot, new as u32);
                 let idx = self.main_index(new);
@@ -798,6 +860,7 @@ impl<D: BlockDevice> F2fs<D> {
         let done = self.commit_pages(t, ino, &pages)?;
         self.cp_rwsem.read_until(done);
         self.note_app_write(ino, off, content);
+        self.d2fs_after_op(done);
         Ok(self.balance_fs_bg(done))
     }
 
@@ -819,6 +882,7 @@ impl<D: BlockDevice> F2fs<D> {
             let target = self.cache.capacity() * self.cfg.dirty_background_pct as usize / 100;
             t = self.writeback(t, self.cache.dirty_count() - target)?;
         }
+        self.d2fs_after_op(t);
         Ok(self.balance_fs_bg(t))
     }
 
@@ -835,6 +899,7 @@ impl<D: BlockDevice> F2fs<D> {
             done = done.max(t);
             left = left.saturating_sub(written);
         }
+        self.d2fs_after_op(done);
         Ok(done)
     }
 
@@ -903,6 +968,7 @@ impl<D: BlockDevice> F2fs<D> {
             }
         }
         self.stats.app_read_blocks += n;
+        self.d2fs_after_op(done);
         Ok(done)
     }
 
@@ -920,6 +986,7 @@ impl<D: BlockDevice> F2fs<D> {
         for ino in expired {
             t = t.max(self.writeback_file(now, ino, usize::MAX)?);
         }
+        self.d2fs_after_op(t);
         Ok(t)
     }
 
@@ -970,6 +1037,7 @@ impl<D: BlockDevice> F2fs<D> {
         if let Some(r) = &mut self.recovery {
             r.on_fsync(ino, &self.files[&ino].committed);
         }
+        self.d2fs_after_op(t);
         Ok(t)
     }
 
@@ -978,8 +1046,14 @@ impl<D: BlockDevice> F2fs<D> {
     /// `roll_forward = false` recovers the checkpoint alone (a control: it
     /// must lose post-checkpoint fsyncs). None unless `track_recovery` is on.
     pub fn crash_check(&mut self, at: SimTime, roll_forward: bool) -> Option<super::recovery::CrashReport> {
+        let redo = if self.d2fs.is_some() { super::recovery::Redo::Redo } else { super::recovery::Redo::NotApplicable };
+        self.crash_check_with(at, roll_forward, redo)
+    }
+
+    /// `crash_check` choosing how D2FS records are treated (`Redo::Skip` is the control).
+    pub fn crash_check_with(&mut self, at: SimTime, roll_forward: bool, redo: super::recovery::Redo) -> Option<super::recovery::CrashReport> {
         let r = self.recovery.as_ref()?;
-        Some(r.check(&mut self.dev, at, roll_forward))
+        Some(r.check(&mut self.dev, at, roll_forward, redo))
     }
 
     /// Shrink (or extend with a hole) to `blocks`.
@@ -991,7 +1065,7 @@ impl<D: BlockDevice> F2fs<D> {
             if let Some(slot) = self.nm.dnode_slot(ino, o, false) {
                 let a = self.nm.set_addr(slot, NULL_ADDR);
                 if a != NULL_ADDR {
-                    self.sm.invalidate(a as u64);
+                    self.invalidate_host(a as u64);
                 }
             }
         }
@@ -1007,6 +1081,7 @@ impl<D: BlockDevice> F2fs<D> {
         }
         self.nm.mark_dirty(ino);
         self.cp_rwsem.read_until(t);
+        self.d2fs_after_op(t);
         Ok(t)
     }
 
@@ -1018,7 +1093,7 @@ impl<D: BlockDevice> F2fs<D> {
         for nid in self.nm.nodes_of(ino) {
             let a = self.nm.nat_addr(nid);
             if a != NULL_ADDR {
-                self.sm.invalidate(a as u64);
+                self.invalidate_host(a as u64);
             }
             self.nm.remove(nid);
         }
@@ -1027,6 +1102,7 @@ impl<D: BlockDevice> F2fs<D> {
         self.nm.mark_dirty(self.root);
         self.dentry_dirty = true;
         self.cp_rwsem.read_until(t);
+        self.d2fs_after_op(t);
         Ok(t)
     }
 

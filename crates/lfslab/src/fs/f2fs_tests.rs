@@ -45,10 +45,14 @@ fn stress(seed: u64, cfg: FsConfig, ops: usize) -> F2fs<Ssd> {
 }
 
 /// `stress`, calling `hook(fs, now, op index)` after every operation.
-fn stress_with(seed: u64, mut cfg: FsConfig, ops: usize, mut hook: impl FnMut(&mut F2fs<Ssd>, SimTime, usize)) -> F2fs<Ssd> {
+fn stress_with(seed: u64, mut cfg: FsConfig, ops: usize, hook: impl FnMut(&mut F2fs<Ssd>, SimTime, usize)) -> F2fs<Ssd> {
     // A small cache, so eviction and dirty throttling happen.
     cfg.page_cache_pages = 2048;
-    let mut fs = F2fs::format(ssd(128), cfg).unwrap();
+    stress_on(seed, F2fs::format(ssd(128), cfg).unwrap(), ops, hook)
+}
+
+/// Random file operations on a formatted `fs`, checking data and consistency.
+pub(super) fn stress_on(seed: u64, mut fs: F2fs<Ssd>, ops: usize, mut hook: impl FnMut(&mut F2fs<Ssd>, SimTime, usize)) -> F2fs<Ssd> {
     let mut rng = SimRng::new(seed);
     let mut t = SimTime::ZERO;
     let mut files: Vec<Ino> = Vec::new();

@@ -9,10 +9,12 @@ mod recovery;
 pub mod segment;
 pub mod victim;
 
-pub use config::{DiscardPolicy, FsConfig, FsCosts, FsMode, IpuPolicy};
-pub use f2fs::{F2fs, FsError, FsLockStats, FsStats, Ino};
+pub use config::{D2fsConfig, DiscardPolicy, FsConfig, FsCosts, FsMode, IpuPolicy};
+pub use f2fs::{F2fs, FsError, FsLockStats, FsStats, Ino, RegionSample};
 pub use layout::Layout;
-pub use recovery::CrashReport;
+pub use recovery::{CrashReport, Redo};
 
 #[cfg(test)]
 mod f2fs_tests;
+#[cfg(test)]
+mod d2fs_tests;

@@ -13,11 +13,19 @@
 //! block of the file not written again since must read back exactly. Blocks
 //! written after the last durability point may read old or new.
 //!
+//! D2FS (d2fs.txt §7): the checkpoint also stores the last migration record
+//! the host had processed; recovery asks the device for the outstanding
+//! records after it and redoes them, in order, on the recovered tree (a
+//! record whose old LBA the tree no longer uses is skipped). Promised blocks
+//! are then read by the device's block mapping alone, so a record that was
+//! not redone shows up as a loss instead of being hidden by read-redirect.
+//!
 //! Assumption, stated in the report: the device loses nothing it accepted
 //! (power-loss-protected write buffer), so a crash drops only host state:
 //! the page cache, dirty nodes, and NAT/SIT changes since the checkpoint.
 
-use super::node::{Nid, Node, NodeManager, NULL_ADDR};
+use super::node::{DnodeSlot, Nid, Node, NodeKind, NodeManager, NULL_ADDR};
+use crate::ftl::migration::MigrationRecord;
 use crate::nand::Lpn;
 use crate::nvme::BlockDevice;
 use crate::oracle::Fingerprint;
@@ -35,11 +43,26 @@ pub struct RecoveryLog {
     fsynced: BTreeSet<Nid>,
     /// Per file: content promised durable, and offsets written since.
     durable: BTreeMap<Nid, (Vec<u64>, BTreeSet<u64>)>,
+    /// D2FS: last migration record reflected in the checkpoint.
+    cp_record: u64,
+}
+
+/// How a D2FS recovery treats outstanding migration records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Redo {
+    /// Not a D2FS device: read through the device's normal read path.
+    NotApplicable,
+    /// Redo outstanding records, then read by the block mapping alone.
+    Redo,
+    /// Control: skip the redo (must lose remapped blocks).
+    Skip,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CrashReport {
     pub files_checked: u64,
+    /// D2FS: outstanding records redone (applied to the recovered tree).
+    pub records_redone: u64,
     pub blocks_checked: u64,
     /// Promised blocks that recovery would not return.
     pub blocks_lost: u64,
@@ -56,6 +79,10 @@ impl RecoveryLog {
         self.node_log.clear();
         self.fsynced.clear();
         self.durable = committed.iter().map(|(&i, c)| (i, (c.clone(), BTreeSet::new()))).collect();
+    }
+
+    pub fn set_cp_record(&mut self, id: u64) {
+        self.cp_record = id;
     }
 
     pub fn on_node_write(&mut self, nid: Nid, node: &Node) {
@@ -90,9 +117,14 @@ impl RecoveryLog {
     }
 
     /// Check every promised block against what recovery would read.
-    pub fn check<D: BlockDevice>(&self, dev: &mut D, at: SimTime, roll_forward: bool) -> CrashReport {
-        let nm = self.recovered(roll_forward);
+    pub fn check<D: BlockDevice>(&self, dev: &mut D, at: SimTime, roll_forward: bool, redo: Redo) -> CrashReport {
+        let mut nm = self.recovered(roll_forward);
         let mut r = CrashReport::default();
+        if redo == Redo::Redo {
+            let (n, redone) = redo_records(nm, &dev.records_after(self.cp_record));
+            nm = n;
+            r.records_redone = redone;
+        }
         let mut buf = Vec::new();
         for (&ino, (promised, touched)) in &self.durable {
             r.files_checked += 1;
@@ -108,6 +140,8 @@ impl RecoveryLog {
                 };
                 let got = if addr == NULL_ADDR {
                     None
+                } else if redo != Redo::NotApplicable {
+                    dev.peek_direct(Lpn(addr as u64))
                 } else {
                     dev.read(at, Lpn(addr as u64), 1, &mut buf);
                     buf[0]
@@ -122,4 +156,39 @@ impl RecoveryLog {
         }
         r
     }
+}
+
+/// Apply outstanding migration records, in order, to a recovered tree.
+fn redo_records(nm: NodeManager, records: &[MigrationRecord]) -> (NodeManager, u64) {
+    #[derive(Clone, Copy)]
+    enum Owner {
+        Data(DnodeSlot),
+        Node(Nid),
+    }
+    let (mut nat, mut nodes) = nm.snapshot();
+    let mut rev: BTreeMap<u32, Owner> = BTreeMap::new();
+    for (nid, node) in nodes.iter().enumerate() {
+        let Some(node) = node else { continue };
+        if nat[nid] != NULL_ADDR {
+            rev.insert(nat[nid], Owner::Node(nid as Nid));
+        }
+        if node.kind != NodeKind::Indirect {
+            for (ofs, &a) in node.slots.iter().enumerate() {
+                if a != NULL_ADDR {
+                    rev.insert(a, Owner::Data(DnodeSlot { nid: nid as Nid, ofs: ofs as u32 }));
+                }
+            }
+        }
+    }
+    let mut redone = 0;
+    for r in records {
+        let Some(owner) = rev.remove(&(r.old.0 as u32)) else { continue };
+        match owner {
+            Owner::Data(s) => nodes[s.nid as usize].as_mut().expect("owner exists").slots[s.ofs as usize] = r.new.0 as u32,
+            Owner::Node(n) => nat[n as usize] = r.new.0 as u32,
+        }
+        rev.insert(r.new.0 as u32, owner);
+        redone += 1;
+    }
+    (NodeManager::from_image(nat, nodes), redone)
 }

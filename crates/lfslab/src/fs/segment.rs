@@ -59,6 +59,8 @@ enum SecState {
     Free,
     InUse,
     Prefree,
+    /// D2FS GC region: allocated by the device's Coupled GC, never by a log.
+    Device,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -129,6 +131,32 @@ impl SegmentManager {
             closed: Vec::new(),
             gc_victim: None,
         }
+    }
+
+    /// Hand sections `first..` to the device (D2FS GC region, d2fs.txt §6.2):
+    /// logs never allocate there; upcalls mark their blocks valid.
+    pub fn reserve_device_region(&mut self, first: u32) {
+        for s in first..self.layout.main_sections {
+            assert_eq!(self.sec_state[s as usize], SecState::Free, "device region section {s} in use");
+            self.sec_state[s as usize] = SecState::Device;
+            self.free_count -= 1;
+        }
+    }
+
+    /// Sections in use among `0..first` and sections holding valid blocks
+    /// among `first..` (D2FS region utilisation, Fig. 11).
+    pub fn region_usage(&self, first: u32) -> (u32, u32) {
+        let f = first as usize;
+        let regular = self.sec_state[..f].iter().filter(|&&s| s != SecState::Free).count() as u32;
+        let gc = self.sec_valid[f..].iter().filter(|&&v| v > 0).count() as u32;
+        (regular, gc)
+    }
+
+    /// Whether `blk` was valid at the last checkpoint.
+    pub fn ckpt_valid(&self, blk: u64) -> bool {
+        let segno = self.layout.segno_of(blk);
+        let off = (blk - self.layout.seg_start(segno)) as u32;
+        bit(&self.segs[segno as usize].ckpt_map, off)
     }
 
     pub fn set_gc_victim(&mut self, secno: Option<u32>) {
@@ -309,6 +337,10 @@ impl SegmentManager {
         (0..BLOCKS_PER_SEG).filter(move |&o| bit(&e.map, o)).map(move |o| start + o as u64)
     }
 
+    pub fn section_valid(&self, secno: u32) -> u32 {
+        self.sec_valid[secno as usize]
+    }
+
     pub fn segment_valid(&self, segno: u32) -> u16 {
         self.segs[segno as usize].valid
     }
@@ -336,9 +368,11 @@ impl SegmentManager {
 
     /// Checkpoint: prefree sections become free (returned, for discard), the
     /// checkpointed bitmaps catch up, and the dirty SIT state is reported and
-    /// cleared.
-    pub fn checkpoint(&mut self) -> SitCheckpoint {
-        let freed: Vec<u32> = std::mem::take(&mut self.prefree).into_iter().collect();
+    /// cleared. Sections in `keep` stay prefree (D2FS: records still name them).
+    pub fn checkpoint(&mut self, keep: &BTreeSet<u32>) -> SitCheckpoint {
+        let (kept, freed): (BTreeSet<u32>, BTreeSet<u32>) = std::mem::take(&mut self.prefree).into_iter().partition(|s| keep.contains(s));
+        self.prefree = kept;
+        let freed: Vec<u32> = freed.into_iter().collect();
         let spsec = self.layout.segs_per_sec as usize;
         for &s in &freed {
             debug_assert_eq!(self.sec_valid[s as usize], 0);
@@ -429,7 +463,7 @@ mod tests {
         }
         assert_eq!(m.prefree_sections(), 1);
         assert_eq!(m.free_sections(), free);
-        let c = m.checkpoint();
+        let c = m.checkpoint(&BTreeSet::new());
         assert_eq!(c.freed.len(), 1);
         assert!(c.dirty_entries >= 2 && !c.dirty_blocks.is_empty());
         assert_eq!(m.free_sections(), free + 1);
@@ -445,7 +479,7 @@ mod tests {
             m.invalidate(*b);
         }
         // Not yet checkpointed: SSR must not hand out those blocks.
-        let c = m.checkpoint();
+        let c = m.checkpoint(&BTreeSet::new());
         assert!(c.freed.is_empty());
         // Force the log to a new segment by SSR: fill the current segment first.
         while m.curseg_mode(LogType::WarmData) == Some(AllocMode::Lfs) {

@@ -63,6 +63,8 @@ struct MiniHost {
     prefree: BTreeSet<u64>,
     cur: Option<(u64, u64)>,
     signalled: bool,
+    /// Upcalls taken off the SQ at a checkpoint, not yet processed.
+    inbox: VecDeque<crate::ftl::migration::Upcall>,
     processed_upcall: u64,
     tag: u64,
     redirect_reads: u64,
@@ -81,6 +83,7 @@ impl MiniHost {
             prefree: BTreeSet::new(),
             cur: None,
             signalled: false,
+            inbox: VecDeque::new(),
             processed_upcall: 0,
             tag: 1,
             redirect_reads: 0,
@@ -105,10 +108,10 @@ impl MiniHost {
 
     /// The upcall handler: apply records in order, skipping dead old LBAs.
     fn handle_upcalls(&mut self) {
-        if !std::mem::take(&mut self.signalled) {
+        if !std::mem::take(&mut self.signalled) && self.inbox.is_empty() {
             return;
         }
-        while let Some(u) = self.ssd.fetch_upcall() {
+        while let Some(u) = self.inbox.pop_front().or_else(|| self.ssd.fetch_upcall()) {
             for r in &u.records {
                 if let Some(b) = self.rmap.get(&r.old.0).copied() {
                     self.invalidate(r.old.0);
@@ -121,9 +124,18 @@ impl MiniHost {
         }
     }
 
+    /// Complete processed upcalls and free dead sections, except those an
+    /// unprocessed record still names: reusing one would let that record
+    /// move the section's new data away (the hazard `F2fs` guards too).
     fn checkpoint(&mut self) {
         self.ssd.complete_upcalls(self.processed_upcall);
-        self.free.extend(std::mem::take(&mut self.prefree));
+        while let Some(u) = self.ssd.fetch_upcall() {
+            self.inbox.push_back(u);
+        }
+        let keep: BTreeSet<u64> = self.inbox.iter().flat_map(|u| u.records.iter()).map(|r| sec_of(r.old.0)).collect();
+        let (kept, freed): (BTreeSet<u64>, BTreeSet<u64>) = std::mem::take(&mut self.prefree).into_iter().partition(|s| keep.contains(s));
+        self.prefree = kept;
+        self.free.extend(freed);
     }
 
     fn alloc(&mut self) -> u64 {

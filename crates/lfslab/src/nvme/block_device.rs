@@ -3,6 +3,7 @@
 //! instant it completes. Filesystems issue their I/O through this trait so
 //! that conventional, zoned and D2FS devices can sit under the same code.
 
+use crate::ftl::migration::{MigrationRecord, Upcall};
 use crate::nand::Lpn;
 use crate::oracle::Fingerprint;
 use crate::sim::SimTime;
@@ -16,6 +17,30 @@ pub trait BlockDevice {
     fn read(&mut self, at: SimTime, slba: Lpn, nlb: u32, out: &mut Vec<Option<Fingerprint>>) -> SimTime;
     fn discard(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime;
     fn flush(&mut self, at: SimTime) -> SimTime;
+
+    // ---- D2FS migration queue pair (d2fs.txt §5); devices without Coupled GC keep the defaults.
+
+    /// Instant of the first completion since the last call that carried the
+    /// UPCALL flag (Upcall Piggybacking, §5.2).
+    fn take_upcall_signal(&mut self) -> Option<SimTime> {
+        None
+    }
+    /// Take the next upcall from the migration SQ.
+    fn fetch_upcall(&mut self) -> Option<Upcall> {
+        None
+    }
+    /// Migration CQ: every upcall up to `upcall` is reflected and checkpointed.
+    fn complete_upcalls(&mut self, _upcall: u64) {}
+    /// Free-section fault: ask for one Coupled GC round; None if nothing can be reclaimed.
+    fn reclaim(&mut self, _at: SimTime) -> Option<SimTime> {
+        None
+    }
+    /// Crash recovery (§7): outstanding records after record id `last`.
+    fn records_after(&self, _last: u64) -> Vec<MigrationRecord> {
+        Vec::new()
+    }
+    /// Content at `lba` by the mapping alone, without redirects or timing.
+    fn peek_direct(&self, lba: Lpn) -> Option<Fingerprint>;
 }
 
 impl BlockDevice for crate::ftl::Ssd {
@@ -35,6 +60,24 @@ impl BlockDevice for crate::ftl::Ssd {
     }
     fn flush(&mut self, at: SimTime) -> SimTime {
         crate::ftl::Ssd::flush(self, at)
+    }
+    fn take_upcall_signal(&mut self) -> Option<SimTime> {
+        crate::ftl::Ssd::take_upcall_signal(self)
+    }
+    fn fetch_upcall(&mut self) -> Option<Upcall> {
+        crate::ftl::Ssd::fetch_upcall(self)
+    }
+    fn complete_upcalls(&mut self, upcall: u64) {
+        crate::ftl::Ssd::complete_upcalls(self, upcall)
+    }
+    fn reclaim(&mut self, at: SimTime) -> Option<SimTime> {
+        crate::ftl::Ssd::reclaim(self, at)
+    }
+    fn records_after(&self, last: u64) -> Vec<MigrationRecord> {
+        crate::ftl::Ssd::records_after(self, last)
+    }
+    fn peek_direct(&self, lba: Lpn) -> Option<Fingerprint> {
+        crate::ftl::Ssd::peek_direct(self, lba)
     }
 }
 
@@ -70,5 +113,23 @@ impl<D: BlockDevice> BlockDevice for Partition<D> {
     }
     fn flush(&mut self, at: SimTime) -> SimTime {
         self.dev.flush(at)
+    }
+    fn take_upcall_signal(&mut self) -> Option<SimTime> {
+        self.dev.take_upcall_signal()
+    }
+    fn fetch_upcall(&mut self) -> Option<Upcall> {
+        self.dev.fetch_upcall()
+    }
+    fn complete_upcalls(&mut self, upcall: u64) {
+        self.dev.complete_upcalls(upcall)
+    }
+    fn reclaim(&mut self, at: SimTime) -> Option<SimTime> {
+        self.dev.reclaim(at)
+    }
+    fn records_after(&self, last: u64) -> Vec<MigrationRecord> {
+        self.dev.records_after(last)
+    }
+    fn peek_direct(&self, lba: Lpn) -> Option<Fingerprint> {
+        self.dev.peek_direct(lba)
     }
 }

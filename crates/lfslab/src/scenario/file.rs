@@ -226,9 +226,25 @@ pub struct JobSection {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FsSection {
-    /// Filesystem: "f2fs" (default).
+    /// Filesystem: "f2fs" (default) or "d2fs" (F2FS with device-driven GC:
+    /// Coupled GC, migration upcalls, virtual overprovisioning).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// D2FS: virtual overprovisioning degree of the regular region,
+    /// p_regular (default 1.4, d2fs.txt §8.2); the partition is
+    /// (p_regular + 1) x the device capacity, the GC region one capacity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vop_regular: Option<f64>,
+    /// D2FS: migration records per upcall (default 256, §5.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upcall_records: Option<u32>,
+    /// D2FS: host CPU ns per migration record handled (default 1000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upcall_record_ns: Option<u64>,
+    /// D2FS: checkpoint once this many sections died since the last one
+    /// (default 0 = 5% of the regular sections).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cp_dead_sections: Option<u32>,
     /// Partition size in GiB from LBA 0 (default: the whole device).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition_gib: Option<f64>,

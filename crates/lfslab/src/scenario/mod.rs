@@ -46,6 +46,8 @@ pub struct FsScenario {
     pub daemon_interval: SimDuration,
     /// Blocks files may fill (mkfs's main area minus overprovisioning).
     pub user_blocks: u64,
+    /// D2FS: the device runs Coupled GC over this partition.
+    pub coupled: Option<crate::ftl::CoupledConfig>,
 }
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -265,7 +267,7 @@ impl Scenario {
 
         // ---- filesystem
         let fs = match r.fs.as_mut() {
-            Some(f) => Some(resolve_fs(f, logical_pages, &mut r.host)?),
+            Some(f) => Some(resolve_fs(f, logical_pages, ssd.geometry.slots_per_superblock() as u64, &mut r.host)?),
             None => None,
         };
 
@@ -355,7 +357,7 @@ impl Scenario {
     }
 }
 
-fn resolve_fs(f: &mut FsSection, device_blocks: u64, host: &mut HostSection) -> Result<FsScenario, ScenarioError> {
+fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut HostSection) -> Result<FsScenario, ScenarioError> {
     let cache_mib = *host.page_cache_mib.get_or_insert(1024);
     if cache_mib == 0 || cache_mib > (1 << 20) {
         return Err(ScenarioError::invalid("host.page_cache_mib", cache_mib, "must be between 1 and 1048576"));
@@ -371,12 +373,33 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, host: &mut HostSection) -> 
     }
     let dirty_expire_s = finite_in("host.dirty_expire_s", *host.dirty_expire_s.get_or_insert(30.0), 0.001, 1e6)?;
     let kind = f.kind.get_or_insert_with(|| "f2fs".into()).clone();
-    if kind != "f2fs" {
-        return Err(ScenarioError::invalid("fs.kind", format!("{kind:?}"), "unknown filesystem; valid: f2fs"));
-    }
+    let d2fs = match kind.as_str() {
+        "f2fs" => false,
+        "d2fs" => true,
+        _ => return Err(ScenarioError::invalid("fs.kind", format!("{kind:?}"), "unknown filesystem; valid: f2fs, d2fs")),
+    };
     let device_gib = device_blocks as f64 * SLOT_BYTES as f64 / GIB;
-    let partition_gib = finite_in("fs.partition_gib", *f.partition_gib.get_or_insert(device_gib), 1.0 / 64.0, device_gib)?;
-    let partition_blocks = (partition_gib * GIB / SLOT_BYTES as f64).floor() as u64;
+    let mut d2fs_parts = None;
+    let partition_blocks = if d2fs {
+        let d = d2fs_defaults(f, device_blocks, sb_blocks)?;
+        let blocks = d.0 + d.1;
+        d2fs_parts = Some(d);
+        blocks
+    } else {
+        for (name, set) in [
+            ("vop_regular", f.vop_regular.is_some()),
+            ("upcall_records", f.upcall_records.is_some()),
+            ("upcall_record_ns", f.upcall_record_ns.is_some()),
+            ("cp_dead_sections", f.cp_dead_sections.is_some()),
+        ] {
+            if set {
+                return Err(ScenarioError::invalid(format!("fs.{name}"), "(set)", "is a D2FS option: set fs.kind = \"d2fs\""));
+            }
+        }
+        let partition_gib = finite_in("fs.partition_gib", *f.partition_gib.get_or_insert(device_gib), 1.0 / 64.0, device_gib)?;
+        (partition_gib * GIB / SLOT_BYTES as f64).floor() as u64
+    };
+    let partition_gib = partition_blocks as f64 * SLOT_BYTES as f64 / GIB;
     let mode_text = f.mode.get_or_insert_with(|| "adaptive".into()).clone();
     let mode = match mode_text.as_str() {
         "adaptive" => FsMode::Adaptive,
@@ -430,7 +453,9 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, host: &mut HostSection) -> 
         dirty_pct: dirty,
         dirty_expire_s,
         track_recovery: false,
+        d2fs: None,
     };
+    let mut config = config;
     // Validate the layout now so a bad partition is a scenario error, not a run failure.
     let layout = crate::fs::Layout::mkfs(partition_blocks, segs_per_sec, f.overprovision_pct).map_err(|e| {
         let msg = e.to_string();
@@ -438,12 +463,80 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, host: &mut HostSection) -> 
         ScenarioError::invalid(field, partition_gib, msg)
     })?;
     let daemon_ms = finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(1000.0), 1.0, 3.6e6)?;
+    let mut user_blocks = layout.user_blocks;
+    let mut coupled = None;
+    if let Some((regular, gc)) = d2fs_parts {
+        // What the device can hold: the user blocks F2FS would offer on a
+        // partition of the device's capacity.
+        let plain = crate::fs::Layout::mkfs(gc, segs_per_sec, None)
+            .map_err(|e| ScenarioError::invalid("device.capacity_gib", device_gib, format!("too small for D2FS: {e}")))?;
+        user_blocks = user_blocks.min(plain.user_blocks);
+        config.d2fs = Some(crate::fs::D2fsConfig {
+            gc_region_blocks: gc,
+            user_blocks,
+            upcall_record_ns: *f.upcall_record_ns.get_or_insert(1000),
+            cp_dead_sections: *f.cp_dead_sections.get_or_insert(0),
+            upcall_batch: 0,
+        });
+        coupled = Some(crate::ftl::CoupledConfig {
+            partition_blocks,
+            main_start: layout.main_blkaddr,
+            gc_region_start: regular,
+            records_per_upcall: *f.upcall_records.get_or_insert(256) as usize,
+        });
+    }
     Ok(FsScenario {
         config,
         partition_blocks,
         daemon_interval: SimDuration::from_secs_f64(daemon_ms / 1000.0),
-        user_blocks: layout.user_blocks,
+        user_blocks,
+        coupled,
     })
+}
+
+/// D2FS defaults and checks (d2fs.txt §6.3, §8.2): sections are device
+/// superblocks, append-only logging, no FS GC; the partition is the regular
+/// region (p_regular x capacity, metadata included) plus a GC region of one
+/// capacity, both whole sections. Returns (regular blocks, GC-region blocks).
+fn d2fs_defaults(f: &mut FsSection, device_blocks: u64, sb_blocks: u64) -> Result<(u64, u64), ScenarioError> {
+    let seg = crate::fs::layout::BLOCKS_PER_SEG as u64;
+    if sb_blocks % seg != 0 {
+        return Err(ScenarioError::invalid("device", format!("{} KiB superblocks", sb_blocks * 4), "D2FS needs superblocks of whole 2 MiB segments"));
+    }
+    let want = (sb_blocks / seg) as u32;
+    if *f.segs_per_sec.get_or_insert(want) != want {
+        return Err(ScenarioError::invalid(
+            "fs.segs_per_sec",
+            f.segs_per_sec.unwrap_or(0),
+            format!("D2FS sections are the device superblock: {want} segments"),
+        ));
+    }
+    if f.partition_gib.is_some() {
+        return Err(ScenarioError::invalid("fs.partition_gib", "(set)", "D2FS sizes its partition from fs.vop_regular"));
+    }
+    for (name, ok) in [
+        ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
+        ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
+        ("bg_gc", f.bg_gc != Some(true)),
+        ("discard", f.discard.is_none()),
+    ] {
+        if !ok {
+            return Err(ScenarioError::invalid(
+                format!("fs.{name}"),
+                "(set)",
+                "D2FS appends only (mode = lfs, no IPU), has no FS GC and discards on invalidation (d2fs.txt §6.3)",
+            ));
+        }
+    }
+    f.mode = Some("lfs".into());
+    f.ipu_policy = Some("none".into());
+    f.bg_gc = Some(false);
+    let vop = finite_in("fs.vop_regular", *f.vop_regular.get_or_insert(1.4), 0.25, 64.0)?;
+    let (regular, gc) = crate::fs::D2fsConfig::partition(device_blocks, sb_blocks, vop);
+    if regular + gc >= u32::MAX as u64 {
+        return Err(ScenarioError::invalid("fs.vop_regular", vop, "the partition would exceed 2^32 blocks (16 TiB)"));
+    }
+    Ok((regular, gc))
 }
 
 fn load_iolog(field: &str, path: &str, base: &Path) -> Result<Arc<iolog::Iolog>, ScenarioError> {

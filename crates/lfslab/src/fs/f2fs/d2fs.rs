@@ -1,0 +1,335 @@
+//! D2FS host side (d2fs.txt §5.3, §6, §7) as a mode of the same F2FS.
+//!
+//! * No filesystem GC. The top of the main area is the GC region, which
+//!   only the device's Coupled GC allocates; when the regular region has no
+//!   free section left the writer takes a *free-section fault* (§6.1): it
+//!   handles pending upcalls and checkpoints, and if that frees nothing it
+//!   asks the device for a CGC round and waits (counted and timed).
+//! * Upcall handler thread (§5.3): woken by a completion carrying the
+//!   UPCALL flag; per record, in creation order, under `cp_rwsem` held
+//!   shared, it points the owner (dnode slot, NAT entry or dentry) at the new
+//!   LBA and moves the SIT bit and SSA entry; a record whose old LBA is
+//!   already invalid is skipped. Old LBAs are never discarded: the device
+//!   already moved them.
+//! * Completion (§5.3): after a checkpoint, which stores the last processed
+//!   (record id, upcall id), every fully processed upcall is completed on
+//!   the migration CQ; the device then frees the records.
+//! * Discard (§6.3): sent when a block is invalidated. A block the last
+//!   checkpoint still references is discarded right after the next
+//!   checkpoint instead, as F2FS's `add_discard_addrs` does: discarding it
+//!   at once would leave the checkpoint pointing at erased data after a crash.
+//!   (The paper says "right after it invalidates"; this is our one departure.)
+//! * Checkpoint trigger: also when `cp_dead_sections` sections died since
+//!   the last one (F2FS's prefree threshold; §5.3 cites it).
+//! * Crash recovery (§7): checkpoint image + roll-forward, then redo of the
+//!   device's outstanding records after the checkpointed record id.
+//!
+//! The handler's effects are applied when the filesystem is next entered
+//! after the signal (an operation boundary), its time on its own thread.
+
+use super::{F2fs, FsError, NODE_OFS};
+use crate::fs::node::{DnodeSlot, Nid};
+use crate::ftl::migration::{MigrationRecord, Upcall};
+use crate::host::SimMutex;
+use crate::nand::Lpn;
+use crate::nvme::BlockDevice;
+use crate::sim::{SimDuration, SimTime};
+use serde::Serialize;
+use std::collections::{BTreeSet, VecDeque};
+
+/// One sample of region utilisation (d2fs.txt Fig. 11): sections in use
+/// over the sections of each region.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RegionSample {
+    pub t_s: f64,
+    pub regular_pct: f64,
+    pub gc_pct: f64,
+}
+
+pub(super) struct D2fsState {
+    pub(super) gc_first_sec: u32,
+    /// Invalidated blocks the last checkpoint references (discard after the next).
+    deferred: Vec<u64>,
+    /// Invalidated blocks to discard at the end of the current operation.
+    now: Vec<u64>,
+    handler: SimMutex,
+    /// A signal arrived and the SQ may hold upcalls not yet handled.
+    pending: bool,
+    /// Upcall being processed and its next record.
+    current: Option<(Upcall, usize)>,
+    /// Upcalls taken off the SQ at a checkpoint and not yet processed.
+    inbox: VecDeque<Upcall>,
+    last_record: u64,
+    /// Last fully processed upcall.
+    done_upcall: u64,
+    /// As stored by the last checkpoint.
+    pub(super) cp_record: u64,
+    cp_done_upcall: u64,
+    dead_since_cp: u32,
+    pub(super) samples: Vec<RegionSample>,
+    next_sample: SimTime,
+}
+
+/// Region utilisation is sampled once per this interval (on idle ticks).
+const SAMPLE_EVERY: SimDuration = SimDuration(1_000_000_000);
+
+impl D2fsState {
+    pub(super) fn new(gc_first_sec: u32) -> Self {
+        D2fsState {
+            gc_first_sec,
+            deferred: Vec::new(),
+            now: Vec::new(),
+            handler: SimMutex::default(),
+            pending: false,
+            current: None,
+            inbox: VecDeque::new(),
+            last_record: 0,
+            done_upcall: 0,
+            cp_record: 0,
+            cp_done_upcall: 0,
+            dead_since_cp: 0,
+            samples: Vec::new(),
+            next_sample: SimTime::ZERO,
+        }
+    }
+}
+
+impl<D: BlockDevice> F2fs<D> {
+    pub fn is_d2fs(&self) -> bool {
+        self.d2fs.is_some()
+    }
+
+    pub fn region_samples(&self) -> &[RegionSample] {
+        self.d2fs.as_ref().map(|d| d.samples.as_slice()).unwrap_or(&[])
+    }
+
+    /// (regular, GC) region utilisation in percent.
+    pub fn region_utilization(&self) -> Option<(f64, f64)> {
+        let d = self.d2fs.as_ref()?;
+        let (reg, gc) = self.sm.region_usage(d.gc_first_sec);
+        let gc_secs = self.layout.main_sections - d.gc_first_sec;
+        Some((reg as f64 * 100.0 / d.gc_first_sec as f64, gc as f64 * 100.0 / gc_secs as f64))
+    }
+
+    /// Invalidate a block the host no longer uses (overwrite, truncate,
+    /// node rewrite) and, in D2FS mode, queue its discard.
+    pub(super) fn invalidate_host(&mut self, blk: u64) {
+        let ckpt = self.d2fs.is_some() && self.sm.ckpt_valid(blk);
+        self.sm.invalidate(blk);
+        let sec = self.layout.sec_of_seg(self.layout.segno_of(blk));
+        let dead = self.sm.section_valid(sec) == 0;
+        if let Some(d) = &mut self.d2fs {
+            if ckpt {
+                d.deferred.push(blk);
+            } else {
+                d.now.push(blk);
+            }
+            d.dead_since_cp += dead as u32;
+        }
+    }
+
+    /// Send discards for `blks` (merged into runs), not waiting for them.
+    fn discard_blocks(&mut self, at: SimTime, mut blks: Vec<u64>) {
+        blks.sort_unstable();
+        let mut i = 0;
+        while i < blks.len() {
+            let mut n = 1;
+            while i + n < blks.len() && blks[i + n] == blks[i] + n as u64 {
+                n += 1;
+            }
+            self.stats.discard_cmds += 1;
+            self.stats.discard_blocks += n as u64;
+            self.dev.discard(at, Lpn(blks[i]), n as u32);
+            i += n;
+        }
+    }
+
+    /// End of a filesystem operation: send immediate discards, then run the
+    /// upcall handler if a completion carried the UPCALL flag.
+    pub(super) fn d2fs_after_op(&mut self, at: SimTime) {
+        let Some(d) = &mut self.d2fs else { return };
+        let now = std::mem::take(&mut d.now);
+        self.stats.immediate_discard_blocks += now.len() as u64;
+        self.discard_blocks(at, now);
+        let sig = self.dev.take_upcall_signal();
+        let d = self.d2fs.as_mut().expect("d2fs");
+        d.pending |= sig.is_some();
+        if d.pending {
+            let batch = match self.cfg.d2fs.as_ref().expect("d2fs").upcall_batch {
+                0 => None,
+                n => Some(n),
+            };
+            self.handle_upcalls(sig.unwrap_or(at), batch);
+        }
+    }
+
+    /// The upcall handler thread woken at `at`: process queued upcalls, at
+    /// most `budget` records (tests crash in the middle). Returns when it is done.
+    pub fn handle_upcalls(&mut self, at: SimTime, budget: Option<usize>) -> SimTime {
+        let Some(d) = &mut self.d2fs else { return at };
+        let start = d.handler.acquire(at);
+        let mut t = start;
+        let mut left = budget.unwrap_or(usize::MAX);
+        let cost = SimDuration(self.cfg.d2fs.as_ref().expect("d2fs").upcall_record_ns);
+        while left > 0 {
+            let d = self.d2fs.as_mut().expect("d2fs");
+            let (u, i) = match d.current.take().or_else(|| d.inbox.pop_front().map(|u| (u, 0))) {
+                Some(c) => c,
+                None => match self.dev.fetch_upcall() {
+                    Some(u) => (u, 0),
+                    None => {
+                        self.d2fs.as_mut().expect("d2fs").pending = false;
+                        break;
+                    }
+                },
+            };
+            let n = (u.records.len() - i).min(left);
+            for r in &u.records[i..i + n] {
+                // One record is failure-atomic: checkpoint is held off meanwhile.
+                let s = self.cp_rwsem.read_from(t);
+                t = s + cost;
+                self.apply_record(r, t);
+                self.cp_rwsem.read_until(t);
+                self.d2fs.as_mut().expect("d2fs").last_record = r.id;
+            }
+            left -= n;
+            let d = self.d2fs.as_mut().expect("d2fs");
+            if i + n == u.records.len() {
+                d.done_upcall = u.id;
+                self.stats.upcalls_handled += 1;
+            } else {
+                d.current = Some((u, i + n));
+            }
+        }
+        let d = self.d2fs.as_mut().expect("d2fs");
+        d.handler.release(t);
+        self.stats.upcall_handler_ns += (t - start).ns();
+        t
+    }
+
+    /// Reflect one migration record in the filemap, SIT and SSA (§5.3).
+    fn apply_record(&mut self, r: &MigrationRecord, now: SimTime) {
+        let (old, new) = (r.old.0, r.new.0);
+        assert!(old >= self.layout.main_blkaddr && new >= self.layout.main_blkaddr, "record {r:?} outside the main area");
+        if !self.sm.is_valid(old) {
+            self.stats.records_skipped += 1;
+            return;
+        }
+        let own = self.owner[self.main_index(old)];
+        let nid = (own >> 32) as Nid;
+        if own as u32 == NODE_OFS {
+            let prev = self.nm.set_nat(nid, new as u32);
+            assert_eq!(prev as u64, old, "SSA says block {old} holds node {nid}, NAT says {prev}");
+        } else if nid == self.root && self.dentry_blk == Some(old) {
+            self.dentry_blk = Some(new);
+        } else {
+            let slot = DnodeSlot { nid, ofs: own as u32 };
+            let prev = self.nm.set_addr(slot, new as u32);
+            assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
+        }
+        let old_sec = self.layout.sec_of_seg(self.layout.segno_of(old));
+        self.sm.invalidate(old);
+        self.sm.mark_valid(new, now);
+        let i = self.main_index(new);
+        self.owner[i] = own;
+        self.stats.records_applied += 1;
+        if self.sm.section_valid(old_sec) == 0 {
+            self.d2fs.as_mut().expect("d2fs").dead_since_cp += 1;
+        }
+    }
+
+    /// D2FS's `balance_fs`: checkpoint when enough sections died; on a
+    /// free-section fault, stall until CGC supplies a section.
+    pub(super) fn d2fs_balance(&mut self, now: SimTime) -> Result<SimTime, FsError> {
+        let d = self.d2fs.as_ref().expect("d2fs");
+        let mut t = now;
+        let dead_limit = match self.cfg.d2fs.as_ref().expect("d2fs").cp_dead_sections {
+            0 => (d.gc_first_sec / 20).max(1),
+            n => n,
+        };
+        if d.dead_since_cp >= dead_limit {
+            t = self.checkpoint(t);
+        }
+        if self.sm.free_sections() > self.node_secs() + 1 {
+            return Ok(t);
+        }
+        self.stats.free_section_faults += 1;
+        let start = t;
+        // Bounded: each round either frees sections or makes the device reclaim one block.
+        for _ in 0..64 * self.layout.main_sections {
+            if let Some(sig) = self.dev.take_upcall_signal() {
+                t = t.max(self.handle_upcalls(sig.max(t), None));
+            }
+            t = self.checkpoint(t);
+            if self.sm.free_sections() > self.node_secs() + 1 {
+                self.stats.fault_stall_ns += (t - start).ns();
+                return Ok(t);
+            }
+            match self.dev.reclaim(t) {
+                Some(done) => t = done,
+                None => break,
+            }
+        }
+        self.stats.fault_stall_ns += (t - start).ns();
+        self.stats.out_of_space += 1;
+        Err(FsError::NoSpace)
+    }
+
+    /// Regular sections a checkpoint must keep prefree: unprocessed records
+    /// still name blocks in them. Freeing one would let the host reuse an LBA
+    /// that a late record then moves away, corrupting the new block (found by
+    /// the crash test: a deferred discard lets CGC migrate a block the host
+    /// had already invalidated). Pending upcalls come off the SQ first: their
+    /// UPCALL flag rode on a completion the host has already received.
+    pub(super) fn d2fs_sections_to_keep(&mut self) -> BTreeSet<u32> {
+        let mut keep = BTreeSet::new();
+        if self.d2fs.is_none() {
+            return keep;
+        }
+        while let Some(u) = self.dev.fetch_upcall() {
+            self.d2fs.as_mut().expect("d2fs").inbox.push_back(u);
+        }
+        let d = self.d2fs.as_ref().expect("d2fs");
+        let cur = d.current.iter().flat_map(|(u, i)| u.records[*i..].iter());
+        for r in cur.chain(d.inbox.iter().flat_map(|u| u.records.iter())) {
+            let sec = self.layout.sec_of_seg(self.layout.segno_of(r.old.0));
+            if sec < d.gc_first_sec {
+                keep.insert(sec);
+            }
+        }
+        if !keep.is_empty() {
+            self.d2fs.as_mut().expect("d2fs").pending = true;
+        }
+        keep
+    }
+
+    /// Checkpoint hooks: after the pack is durable, discard what the old
+    /// checkpoint referenced; then complete the upcalls this checkpoint covers.
+    pub(super) fn d2fs_after_checkpoint(&mut self, t: SimTime) {
+        let Some(d) = &mut self.d2fs else { return };
+        d.cp_record = d.last_record;
+        d.cp_done_upcall = d.done_upcall;
+        d.dead_since_cp = 0;
+        let deferred = std::mem::take(&mut d.deferred);
+        let now = std::mem::take(&mut d.now);
+        let upcall = d.cp_done_upcall;
+        self.stats.immediate_discard_blocks += now.len() as u64;
+        self.discard_blocks(t, now);
+        self.discard_blocks(t, deferred);
+        // The completion thread: one CQ entry for everything checkpointed.
+        self.dev.complete_upcalls(upcall);
+        if let Some(r) = &mut self.recovery {
+            r.set_cp_record(self.d2fs.as_ref().expect("d2fs").cp_record);
+        }
+    }
+
+    /// Sample region utilisation (at most once per second of simulated time).
+    pub(super) fn d2fs_sample(&mut self, now: SimTime) {
+        let Some((regular_pct, gc_pct)) = self.region_utilization() else { return };
+        let d = self.d2fs.as_mut().expect("d2fs");
+        if now >= d.next_sample {
+            d.samples.push(RegionSample { t_s: now.as_secs_f64(), regular_pct, gc_pct });
+            d.next_sample = now + SAMPLE_EVERY;
+        }
+    }
+}
