@@ -34,6 +34,9 @@ enum Command {
         /// Write the throughput time series as CSV here.
         #[arg(long)]
         csv: Option<PathBuf>,
+        /// D2FS runs: write the regular / GC region utilisation over time (Fig. 11) as CSV here.
+        #[arg(long)]
+        regions_csv: Option<PathBuf>,
         /// Do not print the resolved scenario before the results.
         #[arg(long)]
         quiet: bool,
@@ -76,7 +79,7 @@ fn load(name: Option<&str>, set: &[String], seed: Option<u64>) -> Result<Scenari
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { scenario, seed, set, json, csv, quiet } => {
+        Command::Run { scenario, seed, set, json, csv, regions_csv, quiet } => {
             let s = match load(scenario.as_deref(), &set, seed) {
                 Ok(s) => s,
                 Err(e) => {
@@ -88,7 +91,7 @@ fn main() -> ExitCode {
                 println!("# lfslab {} | seed {} | resolved scenario:", env!("CARGO_PKG_VERSION"), s.seed);
                 println!("{}", s.to_toml());
             }
-            match run_and_write(s, json.as_deref(), csv.as_deref()) {
+            match run_and_write(s, json.as_deref(), csv.as_deref(), regions_csv.as_deref()) {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::from(1),
                 Err(e) => {
@@ -141,7 +144,7 @@ fn main() -> ExitCode {
 }
 
 /// Returns Ok(false) when the run finished but the data oracle found mismatches.
-fn run_and_write(s: Scenario, json: Option<&Path>, csv: Option<&Path>) -> anyhow::Result<bool> {
+fn run_and_write(s: Scenario, json: Option<&Path>, csv: Option<&Path>, regions: Option<&Path>) -> anyhow::Result<bool> {
     let report = engine::run(s)?;
     print!("{}", report.to_text());
     if let Some(p) = json {
@@ -150,6 +153,10 @@ fn run_and_write(s: Scenario, json: Option<&Path>, csv: Option<&Path>) -> anyhow
     if let Some(p) = csv {
         std::fs::write(p, report.timeseries_csv())
             .with_context(|| format!("cannot write time-series CSV to {}", p.display()))?;
+    }
+    if let Some(p) = regions {
+        let text = report.regions_csv().context("--regions-csv needs a D2FS run (fs.kind = \"d2fs\")")?;
+        std::fs::write(p, text).with_context(|| format!("cannot write region CSV to {}", p.display()))?;
     }
     if report.oracle.mismatches_count > 0 {
         eprintln!("error: {} reads returned data other than the last write", report.oracle.mismatches_count);

@@ -6,7 +6,7 @@
 use crate::fs::{F2fs, FsStats};
 use crate::host::PageCacheStats;
 use crate::ftl::{mapping_checker, FtlStats, Ssd};
-use crate::metrics::{DeviceReport, DirReport, FsReport, FtlReport, JobReport, RunReport, SimReport};
+use crate::metrics::{D2fsReport, DeviceReport, DirReport, FsReport, FtlReport, JobReport, RunReport, SimReport};
 use crate::nvme::Partition;
 use crate::oracle::DataOracle;
 use crate::scenario::Scenario;
@@ -58,6 +58,7 @@ pub struct Run {
     now: SimTime,
     precondition: PreconditionSummary,
     stats_before: FtlStats,
+    coupled_before: Option<crate::ftl::CoupledStats>,
     outcome: Option<RunOutcome>,
 }
 
@@ -71,6 +72,15 @@ const FS_SIMPLIFICATIONS: [&str; 3] = [
     "filesystem: one flat directory; node blocks are always cached in memory (GC reads data and SSA blocks, not nodes)",
     "filesystem: crash recovery (checkpoint + roll-forward of fsync'd inodes) is checked by F2fs::crash_check against a power-loss-protected device; runs do not remount and continue after a crash",
     "filesystem: lock wait totals cover the whole run (layout included); FS, FTL and page-cache counters cover the measured phase",
+];
+
+const D2FS_SIMPLIFICATIONS: [&str; 6] = [
+    "d2fs: the upcall handler runs on its own simulated thread but its filemap/SIT/SSA updates take effect at the next filesystem entry after the UPCALL-flagged completion",
+    "d2fs: blocks the last checkpoint still references are discarded right after the next checkpoint (F2FS add_discard_addrs), others at invalidation; the paper discards all at invalidation, which would let a crash recover erased blocks",
+    "d2fs: on a free-section fault the host asks the device for a Coupled GC round and waits; the paper says allocation freezes until CGC frees sections but not what triggers CGC then",
+    "d2fs: a checkpoint keeps prefree any regular section that an unprocessed migration record still names, so a late record cannot move a reused LBA (the paper does not say how it avoids this)",
+    "d2fs: a flush does not pad an open block-mapped unit (its data stays in the power-loss-protected buffer); migration records survive power loss, as the paper assumes",
+    "d2fs: FTL memory counts 4 B per page-mapped metadata block, 4 B per section entry and 8 B per outstanding record (peak); valid-page bitmaps are not counted",
 ];
 
 impl Run {
@@ -94,6 +104,7 @@ impl Run {
             now: SimTime::ZERO,
             precondition: PreconditionSummary::default(),
             stats_before: FtlStats::default(),
+            coupled_before: None,
             outcome: None,
         })
     }
@@ -144,6 +155,7 @@ impl Run {
             }
         }
         self.stats_before = self.ssd().stats();
+        self.coupled_before = self.ssd().coupled_stats();
         Ok(())
     }
 
@@ -204,7 +216,7 @@ impl Run {
             page_bytes: g.page_bytes,
             superblocks: g.superblocks(),
             superblock_bytes: g.superblock_bytes(),
-            mapping: s.ssd.ftl.mapping.clone(),
+            mapping: if self.coupled_before.is_some() { "block-associative (page-mapped metadata)".into() } else { s.ssd.ftl.mapping.clone() },
             mapping_memory_bytes: self.ssd().mapping_memory_bytes(),
         };
         let jobs = outcome
@@ -249,10 +261,10 @@ impl Run {
                 };
                 (
                     Some(FsReport {
-                        kind: "f2fs".into(),
+                        kind: if fs.is_d2fs() { "d2fs" } else { "f2fs" }.into(),
                         mode: enum_name(&cfg.mode),
                         ipu_policy: enum_name(&cfg.ipu_policy),
-                        discard: enum_name(&cfg.discard),
+                        discard: if fs.is_d2fs() { "on-invalidate".into() } else { enum_name(&cfg.discard) },
                         partition_bytes: l.blocks * 4096,
                         section_bytes: l.blocks_per_sec() * 4096,
                         main_sections: l.main_sections,
@@ -277,6 +289,24 @@ impl Run {
         if fs_report.is_some() {
             simplifications.extend(FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
         }
+        let d2fs = match (&self.stack, &self.coupled_before, s.fs.as_ref().and_then(|f| f.coupled.as_ref())) {
+            (Stack::Fs { fs, .. }, Some(before), Some(cc)) => {
+                simplifications.extend(D2FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
+                let cap = s.ssd.logical_pages as f64;
+                let per_sec = fs.layout().blocks_per_sec();
+                let gc_secs = ((cc.partition_blocks - cc.gc_region_start) / per_sec) as u32;
+                Some(D2fsReport {
+                    vop_regular: (cc.gc_region_start as f64 / cap * 1000.0).round() / 1000.0,
+                    vop_total: (cc.partition_blocks as f64 / cap * 1000.0).round() / 1000.0,
+                    regular_sections: fs.layout().main_sections - gc_secs,
+                    gc_region_sections: gc_secs,
+                    device: self.ssd().coupled_stats().expect("coupled device").since(before),
+                    memory: self.ssd().mapping_memory(),
+                    regions: fs.region_samples().to_vec(),
+                })
+            }
+            _ => None,
+        };
         Ok(RunReport {
             lfslab_version: env!("CARGO_PKG_VERSION").into(),
             scenario: s.name.clone(),
@@ -286,6 +316,7 @@ impl Run {
             jobs,
             ftl,
             fs: fs_report,
+            d2fs,
             oracle,
             sim: SimReport {
                 measured_sim_time_s: outcome.end.saturating_since(start).as_secs_f64(),

@@ -5,7 +5,8 @@
 
 use super::latency::LatencySummary;
 use super::timeseries::Bucket;
-use crate::fs::{FsLockStats, FsStats};
+use crate::fs::{FsLockStats, FsStats, RegionSample};
+use crate::ftl::{CoupledStats, MappingMemory};
 use crate::host::PageCacheStats;
 use crate::ftl::FtlStats;
 use crate::oracle::OracleStats;
@@ -25,6 +26,9 @@ pub struct RunReport {
     /// Present when the jobs ran on a filesystem.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fs: Option<FsReport>,
+    /// Present for D2FS runs (d2fs.txt §4-7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub d2fs: Option<D2fsReport>,
     pub oracle: OracleStats,
     pub sim: SimReport,
     pub timeseries: Vec<Bucket>,
@@ -98,6 +102,21 @@ impl PartialEq for FsReport {
     fn eq(&self, other: &Self) -> bool {
         serde_json::to_string(self).ok() == serde_json::to_string(other).ok()
     }
+}
+
+/// D2FS: virtual overprovisioning, Coupled GC and upcall activity (device
+/// counters of the measured phase), FTL memory (Table 1) and region
+/// utilisation over the whole run (Fig. 11).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct D2fsReport {
+    /// p_regular and p_v = partition / device capacity.
+    pub vop_regular: f64,
+    pub vop_total: f64,
+    pub regular_sections: u32,
+    pub gc_region_sections: u32,
+    pub device: CoupledStats,
+    pub memory: MappingMemory,
+    pub regions: Vec<RegionSample>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -270,6 +289,31 @@ impl RunReport {
                 l.curseg_warm_data.wait_ns as f64 / 1e9,
             );
         }
+        if let (Some(d), Some(fs)) = (&self.d2fs, &self.fs) {
+            let c = &fs.counters;
+            let v = &d.device;
+            let _ = writeln!(
+                s,
+                "d2fs     p_v {:.2} (regular {:.2}: {} + GC region {} sections) | CGC {} victims, {} records in {} upcalls ({} UPCALL completions), redirects {} read / {} discard",
+                d.vop_total, d.vop_regular, d.regular_sections, d.gc_region_sections, v.cgc_victims, v.records_created,
+                v.upcalls_placed, v.upcall_signals, v.read_redirects, v.discard_redirects,
+            );
+            let _ = writeln!(
+                s,
+                "upcall   handler: {} upcalls, {} records applied, {} skipped, {:.3}s busy | free-section faults {} (writers stalled {:.3}s, {} host-requested CGC) | discards at invalidation {} blocks",
+                c.upcalls_handled, c.records_applied, c.records_skipped, c.upcall_handler_ns as f64 / 1e9, c.free_section_faults,
+                c.fault_stall_ns as f64 / 1e9, v.host_reclaims, c.immediate_discard_blocks,
+            );
+            let _ = writeln!(
+                s,
+                "memory   FTL mapping {} = page map (metadata) {} + block map {} + record buffer (peak {} records) {}",
+                fmt_bytes(d.memory.total() as f64),
+                fmt_bytes(d.memory.page_map_bytes as f64),
+                fmt_bytes(d.memory.block_map_bytes as f64),
+                v.peak_outstanding_records,
+                fmt_bytes(d.memory.record_buffer_bytes as f64),
+            );
+        }
         let o = &self.oracle;
         let _ = writeln!(
             s,
@@ -284,6 +328,16 @@ impl RunReport {
             let _ = writeln!(s, "note     {note}");
         }
         s
+    }
+
+    /// D2FS region utilisation samples as CSV (Fig. 11); None for other runs.
+    pub fn regions_csv(&self) -> Option<String> {
+        let d = self.d2fs.as_ref()?;
+        let mut s = String::from("t_s,regular_region_pct,gc_region_pct\n");
+        for r in &d.regions {
+            let _ = writeln!(s, "{:.3},{:.3},{:.3}", r.t_s, r.regular_pct, r.gc_pct);
+        }
+        Some(s)
     }
 
     /// Time series as CSV (one row per bucket).

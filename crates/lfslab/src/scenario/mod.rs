@@ -275,7 +275,10 @@ impl Scenario {
         if r.jobs.is_empty() {
             return Err(ScenarioError::invalid("job", "[]", "at least one [[job]] table is required"));
         }
+        // Job sizes in % are of the partition; for D2FS, of the device
+        // capacity (the virtual partition is not space one can fill).
         let device_bytes = match &fs {
+            Some(f) if f.coupled.is_some() => logical_pages * SLOT_BYTES,
             Some(f) => f.partition_blocks * SLOT_BYTES,
             None => logical_pages * SLOT_BYTES,
         };

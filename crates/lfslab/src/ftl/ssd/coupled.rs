@@ -75,6 +75,7 @@ pub struct CoupledConfig {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct CoupledStats {
+    // Counters (`since` subtracts them); `peak_outstanding_records` is a level.
     pub cgc_victims: u64,
     pub meta_gc_victims: u64,
     pub records_created: u64,
@@ -87,6 +88,24 @@ pub struct CoupledStats {
     pub discard_redirects: u64,
     /// CGC rounds the host asked for on a free-section fault.
     pub host_reclaims: u64,
+}
+
+impl CoupledStats {
+    /// Counters accumulated since `e` (the peak is kept as is).
+    pub fn since(&self, e: &CoupledStats) -> CoupledStats {
+        CoupledStats {
+            cgc_victims: self.cgc_victims - e.cgc_victims,
+            meta_gc_victims: self.meta_gc_victims - e.meta_gc_victims,
+            records_created: self.records_created - e.records_created,
+            records_synced: self.records_synced - e.records_synced,
+            peak_outstanding_records: self.peak_outstanding_records,
+            upcalls_placed: self.upcalls_placed - e.upcalls_placed,
+            upcall_signals: self.upcall_signals - e.upcall_signals,
+            read_redirects: self.read_redirects - e.read_redirects,
+            discard_redirects: self.discard_redirects - e.discard_redirects,
+            host_reclaims: self.host_reclaims - e.host_reclaims,
+        }
+    }
 }
 
 /// FTL DRAM for the mapping (d2fs.txt Table 1).
