@@ -90,3 +90,21 @@ fn builtin_scenarios_are_listed_and_printed() {
     assert_eq!(code, 2);
     assert!(stderr.contains("default"));
 }
+
+#[test]
+fn d2fs_run_writes_region_csv_and_other_runs_say_why_not() {
+    let d2fs = scenario_file(
+        "d2fs.toml",
+        "[device]\ncapacity_gib = 4\n[fs]\nkind = \"d2fs\"\n[[job]]\nrw = \"randwrite\"\nsize = \"10%\"\nruntime = \"1500ms\"\n",
+    );
+    let csv = d2fs.with_extension("regions.csv");
+    let (code, stdout, stderr) = lfslab(&["run", d2fs.to_str().unwrap(), "--quiet", "--regions-csv", csv.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("d2fs     p_v 2.40") && stdout.contains("memory   FTL mapping"), "{stdout}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("t_s,regular_region_pct,gc_region_pct\n") && text.lines().count() > 1, "{text}");
+    let f2fs = scenario_file("f2fs.toml", "[device]\ncapacity_gib = 4\n[fs]\n[[job]]\nrw = \"randwrite\"\nsize = \"10%\"\nruntime = \"100ms\"\n");
+    let (code, _, stderr) = lfslab(&["run", f2fs.to_str().unwrap(), "--quiet", "--regions-csv", csv.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("needs a D2FS run"), "{stderr}");
+}

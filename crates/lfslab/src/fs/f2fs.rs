@@ -711,7 +711,6 @@ impl<D: BlockDevice> F2fs<D> {
             t = self.issue_discards(t, 8);
         }
         if self.d2fs.is_some() {
-            self.d2fs_sample(t);
             self.d2fs_after_op(t);
             return Ok(t);
         }
@@ -986,6 +985,7 @@ impl<D: BlockDevice> F2fs<D> {
         for ino in expired {
             t = t.max(self.writeback_file(now, ino, usize::MAX)?);
         }
+        self.d2fs_sample(now);
         self.d2fs_after_op(t);
         Ok(t)
     }

@@ -425,6 +425,8 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
         "idle-batched" => DiscardPolicy::IdleBatched,
         "immediate" => DiscardPolicy::Immediate,
         "off" => DiscardPolicy::Off,
+        // D2FS's own policy (d2fs.txt §6.3), set by `d2fs_defaults`.
+        "on-invalidate" if d2fs => DiscardPolicy::Immediate,
         _ => {
             return Err(ScenarioError::invalid("fs.discard", format!("{discard_text:?}"), "valid: idle-batched, immediate, off"))
         }
@@ -469,9 +471,10 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
     let mut user_blocks = layout.user_blocks;
     let mut coupled = None;
     if let Some((regular, gc)) = d2fs_parts {
-        // What the device can hold: the user blocks F2FS would offer on a
-        // partition of the device's capacity.
-        let plain = crate::fs::Layout::mkfs(gc, segs_per_sec, None)
+        // What the device can hold: the user blocks mkfs.f2fs would offer on
+        // a partition of the device's capacity with default 2 MiB sections
+        // (D2FS has no FS GC, so no reserve sized for big-section GC).
+        let plain = crate::fs::Layout::mkfs(gc, 1, None)
             .map_err(|e| ScenarioError::invalid("device.capacity_gib", device_gib, format!("too small for D2FS: {e}")))?;
         user_blocks = user_blocks.min(plain.user_blocks);
         config.d2fs = Some(crate::fs::D2fsConfig {
@@ -521,7 +524,7 @@ fn d2fs_defaults(f: &mut FsSection, device_blocks: u64, sb_blocks: u64) -> Resul
         ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
         ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
         ("bg_gc", f.bg_gc != Some(true)),
-        ("discard", f.discard.is_none()),
+        ("discard", f.discard.as_deref().is_none_or(|m| m == "on-invalidate")),
     ] {
         if !ok {
             return Err(ScenarioError::invalid(
@@ -534,6 +537,7 @@ fn d2fs_defaults(f: &mut FsSection, device_blocks: u64, sb_blocks: u64) -> Resul
     f.mode = Some("lfs".into());
     f.ipu_policy = Some("none".into());
     f.bg_gc = Some(false);
+    f.discard = Some("on-invalidate".into());
     let vop = finite_in("fs.vop_regular", *f.vop_regular.get_or_insert(1.4), 0.25, 64.0)?;
     let (regular, gc) = crate::fs::D2fsConfig::partition(device_blocks, sb_blocks, vop);
     if regular + gc >= u32::MAX as u64 {

@@ -85,3 +85,39 @@ fn durations() {
     assert_eq!(parse_duration(f, &DurationValue::Seconds(1.5)).unwrap(), SimDuration::from_ms(1500));
     assert!(parse_duration(f, &DurationValue::Seconds(-1.0)).is_err());
 }
+
+#[test]
+fn d2fs_sizes_its_partition_and_round_trips() {
+    let text = "[device]\ncapacity_gib = 4\n[fs]\nkind = \"d2fs\"\nvop_regular = 1.5\n[[job]]\nsize = \"70%\"\n";
+    let s = Scenario::from_toml_str(text).unwrap();
+    let f = s.fs.as_ref().unwrap();
+    let cc = f.coupled.as_ref().unwrap();
+    let cap = s.ssd.logical_pages;
+    assert_eq!(cc.partition_blocks - cc.gc_region_start, cap / 8192 * 8192, "GC region = capacity in 32 MiB sections");
+    assert_eq!(cc.gc_region_start, (1.5 * cap as f64) as u64 / 8192 * 8192);
+    assert_eq!(f.config.segs_per_sec, 16);
+    assert_eq!(f.config.mode, crate::fs::FsMode::Lfs);
+    // 70% is of the device capacity, not of the virtual partition.
+    assert_eq!(s.jobs[0].size_blocks, cap * 7 / 10);
+    let again = Scenario::from_toml_str(&s.to_toml()).unwrap();
+    assert_eq!(again.fs, s.fs);
+}
+
+#[test]
+fn d2fs_options_are_checked() {
+    let base = "[device]\ncapacity_gib = 4\n[[job]]\n[fs]\n";
+    let cases = [
+        ("vop_regular = 1.4", "fs.vop_regular"),
+        ("kind = \"d2fs\"\nmode = \"adaptive\"", "fs.mode"),
+        ("kind = \"d2fs\"\nsegs_per_sec = 4", "fs.segs_per_sec"),
+        ("kind = \"d2fs\"\npartition_gib = 2", "fs.partition_gib"),
+        ("kind = \"d2fs\"\nvop_regular = 0.1", "fs.vop_regular"),
+        ("kind = \"d2fs\"\ndiscard = \"idle-batched\"", "fs.discard"),
+        ("kind = \"zfs\"", "fs.kind"),
+        ("discard = \"on-invalidate\"", "fs.discard"),
+    ];
+    for (fs, field) in cases {
+        let e = err_of(&format!("{base}{fs}\n"));
+        assert!(e.to_string().starts_with(field), "{fs}: {e}");
+    }
+}

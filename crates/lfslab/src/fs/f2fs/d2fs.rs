@@ -323,7 +323,8 @@ impl<D: BlockDevice> F2fs<D> {
         }
     }
 
-    /// Sample region utilisation (at most once per second of simulated time).
+    /// Sample region utilisation (at most once per second of simulated
+    /// time; the flusher's tick calls it).
     pub(super) fn d2fs_sample(&mut self, now: SimTime) {
         let Some((regular_pct, gc_pct)) = self.region_utilization() else { return };
         let d = self.d2fs.as_mut().expect("d2fs");

@@ -1,0 +1,80 @@
+//! D2FS against F2FS at scenario level (d2fs.txt §8.1-8.3 in miniature): a
+//! file of 70% of the device, one thread of 4 KiB random writes. D2FS must
+//! keep more throughput once GC starts, have a lower write tail, lower total
+//! WAF, run no FS GC, and stall on free sections only when its regular
+//! region is too small.
+
+mod common;
+
+use lfslab::metrics::RunReport;
+
+fn scenario(fs: &str, runtime_s: u32) -> String {
+    format!(
+        r#"
+[device]
+preset = "970pro"
+capacity_gib = 4
+[fs]
+{fs}
+[[job]]
+rw = "randwrite"
+size = "70%"
+iodepth = 1
+runtime = "{runtime_s}s"
+[output]
+timeseries_interval_ms = 1000
+"#
+    )
+}
+
+/// IOPS of the first bucket and the mean of the last third.
+fn first_and_steady(r: &RunReport) -> (f64, f64) {
+    let ts = &r.timeseries;
+    let first = ts[0].ios as f64;
+    let tail = &ts[ts.len() * 2 / 3..ts.len() - 1];
+    (first, tail.iter().map(|b| b.ios as f64).sum::<f64>() / tail.len() as f64)
+}
+
+#[test]
+fn d2fs_sustains_throughput_where_f2fs_collapses() {
+    let d = common::run(&scenario("kind = \"d2fs\"", 24));
+    let f = common::run(&scenario("discard = \"immediate\"", 24));
+    for r in [&d, &f] {
+        assert_eq!(r.oracle.mismatches_count, 0);
+    }
+    let (d0, ds) = first_and_steady(&d);
+    let (f0, fs) = first_and_steady(&f);
+    assert!(d.ftl.counters.gc_count > 0 && f.ftl.counters.gc_count > 0, "GC never started");
+    assert!((d0 - f0).abs() / f0 < 0.05, "before GC both run alike: {d0} vs {f0}");
+    assert!(ds > 2.0 * fs, "steady IOPS: D2FS {ds} vs F2FS {fs}");
+    let p9999 = |r: &RunReport| r.jobs[0].write.clat_ns.percentile["99.990000"];
+    assert!(p9999(&d) < p9999(&f), "p99.99: D2FS {} vs F2FS {}", p9999(&d), p9999(&f));
+    let dfs = d.fs.as_ref().unwrap();
+    assert!(dfs.total_waf < f.fs.as_ref().unwrap().total_waf);
+    assert_eq!(dfs.counters.gc_fg_count + dfs.counters.gc_bg_count, 0);
+    let d2 = d.d2fs.as_ref().unwrap();
+    assert!(d2.device.cgc_victims > 0 && dfs.counters.records_applied > 0 && d2.device.upcall_signals > 0);
+    assert_eq!(dfs.counters.free_section_faults, 0, "p_regular 1.4 should never fault");
+    // Fig. 11: the regular region peaks when CGC starts, then gives way to the GC region.
+    let peak = d2.regions.iter().map(|s| s.regular_pct).fold(0.0, f64::max);
+    let last = d2.regions.last().unwrap();
+    assert!(last.regular_pct < peak && last.gc_pct > 10.0, "regions {:?}", d2.regions);
+}
+
+#[test]
+fn small_regular_region_takes_free_section_faults() {
+    let faults = |vop: f64| {
+        let r = common::run(&scenario(&format!("kind = \"d2fs\"\nvop_regular = {vop}"), 12));
+        assert_eq!(r.oracle.mismatches_count, 0);
+        r.fs.unwrap().counters.free_section_faults
+    };
+    assert!(faults(0.9) > 0, "p_regular 0.9 must run out of free sections");
+    assert_eq!(faults(2.0), 0);
+}
+
+#[test]
+fn d2fs_runs_are_deterministic() {
+    let a = common::run(&scenario("kind = \"d2fs\"", 6)).to_json();
+    let b = common::run(&scenario("kind = \"d2fs\"", 6)).to_json();
+    assert_eq!(a, b);
+}
