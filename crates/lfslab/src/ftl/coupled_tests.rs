@@ -68,6 +68,11 @@ struct MiniHost {
     processed_upcall: u64,
     tag: u64,
     redirect_reads: u64,
+    /// Issue writes as NVMe commands and count UPCALL-flagged completions.
+    nvme: bool,
+    flagged: u64,
+    /// Notifications that came with a host-requested CGC round instead.
+    reclaim_signals: u64,
 }
 
 impl MiniHost {
@@ -87,6 +92,9 @@ impl MiniHost {
             processed_upcall: 0,
             tag: 1,
             redirect_reads: 0,
+            nvme: false,
+            flagged: 0,
+            reclaim_signals: 0,
         }
     }
 
@@ -156,7 +164,9 @@ impl MiniHost {
                     self.handle_upcalls();
                     self.checkpoint();
                     if self.free.is_empty() {
+                        let before = self.ssd.coupled_stats().unwrap().upcall_signals;
                         let t = self.ssd.reclaim(self.now).expect("device has something to reclaim");
+                        self.reclaim_signals += self.ssd.coupled_stats().unwrap().upcall_signals - before;
                         self.after_io(t);
                     }
                 }
@@ -166,6 +176,9 @@ impl MiniHost {
 
     fn write(&mut self, b: usize) {
         let lba = self.alloc();
+        if self.nvme {
+            return self.write_nvme(b, lba);
+        }
         if let Some(old) = self.fmap[b] {
             self.invalidate(old);
             let t = self.ssd.discard_blocks(self.now, Lpn(old), 1);
@@ -179,6 +192,34 @@ impl MiniHost {
         self.expect[b] = Some(fp);
         let t = self.ssd.write(self.now, Lpn(lba), 1, 0, |_| fp);
         self.after_io(t);
+    }
+
+    /// The same write as an NVMe command: the UPCALL flag arrives on its completion.
+    fn write_nvme(&mut self, b: usize, lba: u64) {
+        use crate::nvme::{Command, CommandId, CompletionFlags, Opcode, Status};
+        if let Some(old) = self.fmap[b] {
+            self.invalidate(old);
+            let cmd = Command { id: CommandId(0), op: Opcode::Discard { slba: Lpn(old), nlb: 1 } };
+            let c = self.ssd.execute(self.now, &cmd, &mut Vec::new());
+            self.flagged += c.flags.has(CompletionFlags::UPCALL) as u64;
+        }
+        let tag = DataTag(self.tag);
+        self.tag += 1;
+        self.fmap[b] = Some(lba);
+        self.rmap.insert(lba, b);
+        self.sec_valid[sec_of(lba) as usize] += 1;
+        self.expect[b] = Some(tag.block(0));
+        let cmd = Command { id: CommandId(1), op: Opcode::Write { slba: Lpn(lba), nlb: 1, stream: 0, data: tag } };
+        let c = self.ssd.execute(self.now, &cmd, &mut Vec::new());
+        assert_eq!(c.status, Status::Success);
+        self.now = self.now.max(c.at);
+        if c.flags.has(CompletionFlags::UPCALL) {
+            self.flagged += 1;
+            self.signalled = true;
+        }
+        // The block-device view of the same notification: the flagged completion's instant.
+        let sig = self.ssd.take_upcall_signal();
+        assert!(sig.is_none() || self.signalled, "a signal without a flagged completion");
     }
 
     fn read(&mut self, b: usize) {
@@ -231,6 +272,27 @@ fn cgc_remaps_into_the_gc_region_and_reads_follow_records() {
     assert!(s.cgc_victims > s.host_reclaims, "CGC should mostly run on its own: {s:?}");
     // Valid pages the host believes live in the GC region exist only by remap.
     assert!(h.rmap.keys().any(|&l| sec_of(l) >= REGULAR_SECS), "no block was remapped into the GC region");
+}
+
+#[test]
+fn upcall_flag_rides_on_an_ordinary_completion() {
+    let mut h = MiniHost::new();
+    h.nvme = true;
+    let mut rng = SimRng::new(5);
+    for _ in 0..2000 {
+        h.write(rng.below(40) as usize);
+        h.handle_upcalls();
+        h.checkpoint();
+    }
+    let s = h.ssd.coupled_stats().unwrap();
+    assert!(s.upcalls_placed > 0);
+    // One flagged completion per notification, and every upcall was fetched through them.
+    assert!(h.flagged > 0);
+    assert_eq!(h.flagged + h.reclaim_signals, s.upcall_signals);
+    assert!(h.ssd.fetch_upcall().is_none());
+    for b in 0..40 {
+        h.read(b);
+    }
 }
 
 #[test]

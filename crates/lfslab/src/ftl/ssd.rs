@@ -184,14 +184,14 @@ impl Ssd {
                 Err(s) => (s, at),
             },
             Opcode::Write { slba, nlb, stream, data: tag } => match self.check_range(slba, nlb) {
-                Ok(()) => (Status::Success, self.write(at, slba, nlb, stream, |i| tag.block(i))),
+                Ok(()) => (Status::Success, self.write_inner(at, slba, nlb, stream, |i| tag.block(i))),
                 Err(s) => (s, at),
             },
             Opcode::Discard { slba, nlb } => match self.check_range(slba, nlb) {
                 Ok(()) => (Status::Success, self.discard(at, slba, nlb)),
                 Err(s) => (s, at),
             },
-            Opcode::Flush => (Status::Success, self.flush(at)),
+            Opcode::Flush => (Status::Success, self.flush_inner(at)),
         };
         let upcall = self.note_completion(done);
         Completion { id: cmd.id, status, flags: CompletionFlags(if upcall { CompletionFlags::UPCALL } else { 0 }), at: done }
@@ -299,6 +299,19 @@ impl Ssd {
         stream: u8,
         content: impl Fn(u64) -> Fingerprint,
     ) -> SimTime {
+        let done = self.write_inner(at, slba, nlb, stream, content);
+        self.note_completion(done);
+        done
+    }
+
+    fn write_inner(
+        &mut self,
+        at: SimTime,
+        slba: Lpn,
+        nlb: u32,
+        stream: u8,
+        content: impl Fn(u64) -> Fingerprint,
+    ) -> SimTime {
         let arrive = at
             + SimDuration(self.timing.fw_write_ns)
             + SimDuration(self.timing.pcie_xfer_ns(nlb as u64 * SLOT_BYTES));
@@ -318,9 +331,7 @@ impl Ssd {
             self.heads[head].buffered_slots += 1;
             self.finish_slot(head);
         }
-        let done = admitted + SimDuration(self.timing.fw_write_per_4k_ns * nlb as u64);
-        self.note_completion(done);
-        done
+        admitted + SimDuration(self.timing.fw_write_per_4k_ns * nlb as u64)
     }
 
     /// Allocate a slot in log `head`, store `fp` there and map `lpn` to it.
@@ -423,6 +434,12 @@ impl Ssd {
     /// Make all buffered host data durable: program partial units with padding
     /// and complete when every issued program has finished.
     pub fn flush(&mut self, at: SimTime) -> SimTime {
+        let done = self.flush_inner(at);
+        self.note_completion(done);
+        done
+    }
+
+    fn flush_inner(&mut self, at: SimTime) -> SimTime {
         self.stats.flush_count += 1;
         let start = at + SimDuration(self.timing.fw_write_ns);
         let mut done = start;
@@ -433,9 +450,7 @@ impl Ssd {
                 done = done.max(t);
             }
         }
-        let done = done.max(self.buffer.drained_at());
-        self.note_completion(done);
-        done
+        done.max(self.buffer.drained_at())
     }
 
     // ---- garbage collection ------------------------------------------------
