@@ -506,7 +506,7 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
 /// capacity, both whole sections. Returns (regular blocks, GC-region blocks).
 fn d2fs_defaults(f: &mut FsSection, device_blocks: u64, sb_blocks: u64) -> Result<(u64, u64), ScenarioError> {
     let seg = crate::fs::layout::BLOCKS_PER_SEG as u64;
-    if sb_blocks % seg != 0 {
+    if !sb_blocks.is_multiple_of(seg) {
         return Err(ScenarioError::invalid("device", format!("{} KiB superblocks", sb_blocks * 4), "D2FS needs superblocks of whole 2 MiB segments"));
     }
     let want = (sb_blocks / seg) as u32;

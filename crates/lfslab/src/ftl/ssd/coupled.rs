@@ -145,10 +145,10 @@ impl Coupled {
     pub(super) fn new(cfg: CoupledConfig, superblocks: u32, sps: u32) -> Result<Coupled, ConfigError> {
         let e = |field: &str, value: u64, reason: String| ConfigError { field: field.into(), value: value.to_string(), reason };
         let sps64 = sps as u64;
-        if cfg.main_start % sps64 != 0 {
+        if !cfg.main_start.is_multiple_of(sps64) {
             return Err(e("d2fs main area start", cfg.main_start, format!("must be aligned to the {sps}-block superblock")));
         }
-        if cfg.gc_region_start < cfg.main_start || (cfg.gc_region_start - cfg.main_start) % sps64 != 0 {
+        if cfg.gc_region_start < cfg.main_start || !(cfg.gc_region_start - cfg.main_start).is_multiple_of(sps64) {
             return Err(e("d2fs gc region start", cfg.gc_region_start, "must be a section boundary in the main area".into()));
         }
         if cfg.partition_blocks <= cfg.gc_region_start || cfg.partition_blocks >= NONE as u64 {
