@@ -4,8 +4,8 @@
 
 use super::f2fs_tests::stress_on;
 use super::*;
-use crate::ftl::{mapping_checker, CoupledConfig, FtlConfig, Ssd, SsdConfig};
-use crate::nand::{Geometry, Preset};
+use crate::ftl::{mapping_checker, CoupledConfig, Ssd};
+use crate::nand::Geometry;
 use crate::sim::{SimDuration, SimRng, SimTime};
 
 /// 128 MiB device, 4 MiB superblocks (2 segments), 15% spare.
@@ -27,22 +27,7 @@ fn d2fs(vop_regular: f64, track: bool, batch: usize) -> F2fs<Ssd> {
     let (regular, gc) = D2fsConfig::partition(CAPACITY_BLOCKS, sb, vop_regular);
     let layout = Layout::mkfs(regular + gc, segs, None).unwrap();
     let cc = CoupledConfig { partition_blocks: regular + gc, main_start: layout.main_blkaddr, gc_region_start: regular, records_per_upcall: 16 };
-    let ssd = Ssd::new_coupled(
-        SsdConfig {
-            geometry,
-            timing: Preset::Femu.timing(),
-            logical_pages: CAPACITY_BLOCKS,
-            ftl: FtlConfig {
-                mapping: "page".into(),
-                victim_policy: "greedy".into(),
-                gc_threshold_superblocks: 2,
-                write_buffer_slots: 64,
-                streams: 1,
-            },
-        },
-        cc,
-    )
-    .unwrap();
+    let ssd = Ssd::new_coupled(super::f2fs_tests::ssd_config(geometry, CAPACITY_BLOCKS), cc).unwrap();
     let cfg = FsConfig {
         segs_per_sec: segs,
         mode: FsMode::Lfs,

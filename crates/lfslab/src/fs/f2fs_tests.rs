@@ -20,10 +20,15 @@ fn ssd(capacity_mib: u64) -> Ssd {
     let mut geometry = geometry;
     let logical = capacity_mib << 8;
     geometry.blocks_per_plane = crate::nand::blocks_for_capacity(&geometry, logical * 4096, 0.15);
-    Ssd::new(SsdConfig {
+    Ssd::new(ssd_config(geometry, logical)).unwrap()
+}
+
+/// A FEMU-timed device config with greedy GC, shared with the D2FS tests.
+pub(super) fn ssd_config(geometry: Geometry, logical_pages: u64) -> SsdConfig {
+    SsdConfig {
         geometry,
         timing: Preset::Femu.timing(),
-        logical_pages: logical,
+        logical_pages,
         ftl: FtlConfig {
             mapping: "page".into(),
             victim_policy: "greedy".into(),
@@ -31,8 +36,7 @@ fn ssd(capacity_mib: u64) -> Ssd {
             write_buffer_slots: 64,
             streams: 1,
         },
-    })
-    .unwrap()
+    }
 }
 
 fn content(tag: u64, n: usize) -> Vec<Fingerprint> {

@@ -5,7 +5,7 @@
 //! reads every block back through its own filemap.
 
 use super::*;
-use crate::nand::{Geometry, Lpn, Preset};
+use crate::nand::Lpn;
 use crate::oracle::{DataTag, Fingerprint};
 use crate::sim::{SimRng, SimTime};
 use proptest::prelude::*;
@@ -17,27 +17,8 @@ const REGULAR_SECS: u64 = 10;
 const GC_SECS: u64 = 4;
 
 fn device() -> Ssd {
-    let geometry = Geometry {
-        channels: 2,
-        chips_per_channel: 1,
-        dies_per_chip: 1,
-        planes_per_die: 1,
-        blocks_per_plane: 12,
-        pages_per_block: 4,
-        page_bytes: 8192,
-    };
-    let cfg = SsdConfig {
-        geometry,
-        timing: Preset::Femu.timing(),
-        logical_pages: 64,
-        ftl: FtlConfig {
-            mapping: "page".into(),
-            victim_policy: "greedy".into(),
-            gc_threshold_superblocks: 2,
-            write_buffer_slots: 6,
-            streams: 1,
-        },
-    };
+    // The conventional tests' tiny device: 12 superblocks of 16 slots, 64 logical pages.
+    let cfg = super::ssd_tests::tiny("greedy", 1);
     let cc = CoupledConfig {
         partition_blocks: META + (REGULAR_SECS + GC_SECS) * SPS,
         main_start: META,

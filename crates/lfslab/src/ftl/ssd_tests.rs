@@ -9,7 +9,7 @@ use crate::oracle::{DataOracle, DataTag};
 use crate::sim::SimTime;
 use proptest::prelude::*;
 
-fn tiny(policy: &str, streams: u32) -> SsdConfig {
+pub(super) fn tiny(policy: &str, streams: u32) -> SsdConfig {
     let geometry = Geometry {
         channels: 2,
         chips_per_channel: 1,
