@@ -2,6 +2,8 @@
 //! benchmark the simulator itself. Exit codes: 0 success, 1 a run failed
 //! (limit reached, invariant broken, data mismatch), 2 bad input.
 
+mod compare;
+
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use lfslab::engine::{self, Run};
@@ -40,6 +42,40 @@ enum Command {
         /// Do not print the resolved scenario before the results.
         #[arg(long)]
         quiet: bool,
+    },
+    /// Run one workload on several designs side by side: summary table, then
+    /// an output directory with the resolved scenarios, JSON, CSV and an HTML
+    /// report with plots.
+    Compare {
+        /// Designs, comma-separated (f2fs, f2fs-lfs, d2fs).
+        #[arg(long, default_value = "f2fs,d2fs", value_delimiter = ',')]
+        designs: Vec<String>,
+        /// A built-in scenario or a scenario file; its [fs] table is replaced by each design's.
+        #[arg(long, default_value = "fio-randwrite")]
+        workload: String,
+        /// Multiply device capacity and job runtimes by this factor (ratios kept).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override a workload field, as for `run`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Output directory (default lfslab-out/<workload>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Run a paper experiment (without a name: list them) and print the paper's figures beside ours.
+    Reproduce {
+        experiment: Option<String>,
+        /// Relative to the built-in size (1/16 of the paper's); 16 = paper size.
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Output directory (default lfslab-out/<experiment>).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Print a built-in scenario (or list them).
     Scenario { name: Option<String> },
@@ -100,6 +136,25 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Compare { designs, workload, scale, seed, set, out } => {
+            let o = compare::Options { designs, workload, scale, seed, set, out };
+            exit_of(compare::compare_cmd(&o))
+        }
+        Command::Reproduce { experiment, scale, seed, out } => match experiment {
+            None => {
+                for e in lfslab::compare::EXPERIMENTS.iter() {
+                    println!("{:<12} {}", e.name, e.title);
+                }
+                ExitCode::SUCCESS
+            }
+            Some(name) => match compare::experiment_by_name(&name) {
+                Ok(e) => exit_of(compare::reproduce_cmd(e, scale, seed, out)),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            },
+        },
         Command::Scenario { name } => match name {
             None => {
                 for n in BUILTIN_NAMES {
@@ -138,6 +193,22 @@ fn main() -> ExitCode {
                     eprintln!("error: {e}");
                     ExitCode::from(2)
                 }
+            }
+        }
+    }
+}
+
+/// Exit code of a command: 0, 1 (failed run or data mismatch), 2 (usage).
+fn exit_of(r: anyhow::Result<bool>) -> ExitCode {
+    match r {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if e.downcast_ref::<compare::Usage>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
             }
         }
     }

@@ -11,6 +11,7 @@ use crate::nvme::Partition;
 use crate::oracle::DataOracle;
 use crate::scenario::Scenario;
 use crate::sim::{LimitExceeded, SimRng, SimTime};
+pub use crate::workload::Progress;
 use crate::workload::{
     self, DirResult, DriverConfig, DriverError, FileSet, FsTarget, PreconditionSummary, RawTarget, RunOutcome,
 };
@@ -59,6 +60,7 @@ pub struct Run {
     precondition: PreconditionSummary,
     stats_before: FtlStats,
     coupled_before: Option<crate::ftl::CoupledStats>,
+    progress: Option<Progress>,
     outcome: Option<RunOutcome>,
 }
 
@@ -105,6 +107,7 @@ impl Run {
             precondition: PreconditionSummary::default(),
             stats_before: FtlStats::default(),
             coupled_before: None,
+            progress: None,
             outcome: None,
         })
     }
@@ -170,6 +173,7 @@ impl Run {
             limits: s.limits,
             series_interval: s.series_interval,
             daemon_interval: s.fs.as_ref().map(|f| f.daemon_interval),
+            progress: self.progress.clone(),
         };
         let mut outcome = match &mut self.stack {
             Stack::Raw { ssd, oracle } => {
@@ -336,7 +340,13 @@ fn enum_name<T: serde::Serialize>(v: &T) -> String {
 
 /// Precondition, measure and report in one call.
 pub fn run(scenario: Scenario) -> Result<RunReport, RunError> {
+    run_with_progress(scenario, None)
+}
+
+/// `run`, reporting the measured phase's progress to `progress`.
+pub fn run_with_progress(scenario: Scenario, progress: Option<Progress>) -> Result<RunReport, RunError> {
     let mut r = Run::new(scenario)?;
+    r.progress = progress;
     r.precondition()?;
     r.measure()?;
     r.report()

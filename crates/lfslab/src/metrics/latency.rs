@@ -6,10 +6,11 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Percentiles reported everywhere, as fio prints them.
 const MAX_TRACKABLE_NS: u64 = 3_600_000_000_000;
 
-pub const PERCENTILES: [f64; 8] = [1.0, 50.0, 90.0, 95.0, 99.0, 99.9, 99.99, 100.0];
+/// fio's default clat percentiles, plus the maximum (100).
+pub const PERCENTILES: [f64; 18] =
+    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 100.0];
 
 #[derive(Clone, Debug)]
 pub struct LatencyHistogram {
@@ -75,7 +76,7 @@ impl LatencyHistogram {
 }
 
 /// fio's `clat_ns` layout: min, max, mean, N, and percentiles keyed "99.990000".
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LatencySummary {
     pub min: u64,
     pub max: u64,

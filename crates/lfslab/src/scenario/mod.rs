@@ -138,6 +138,12 @@ impl Scenario {
         Scenario::from_toml_str(&overrides::apply(text, overrides)?)
     }
 
+    /// The scenario file as written (defaults not filled), after `--set`
+    /// overrides: what `compare` adapts per design before resolving.
+    pub fn file_from_toml_with(text: &str, overrides: &[String]) -> Result<ScenarioFile, ScenarioError> {
+        toml::from_str(&overrides::apply(text, overrides)?).map_err(|e| ScenarioError::Parse(e.to_string()))
+    }
+
     /// Parse with relative paths (fio job files, iologs) resolved against `base`.
     pub fn from_toml_str_in(text: &str, overrides: &[String], base: &Path) -> Result<Scenario, ScenarioError> {
         let file: ScenarioFile =

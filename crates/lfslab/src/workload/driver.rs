@@ -184,7 +184,14 @@ pub struct DriverConfig {
     pub series_interval: SimDuration,
     /// Wake the target's idle work this often (None: never).
     pub daemon_interval: Option<SimDuration>,
+    /// Called every `PROGRESS_EVERY` events with the simulated time since
+    /// `start` and the I/Os completed (a progress bar; no effect on results).
+    pub progress: Option<Progress>,
 }
+
+/// A progress observer: (simulated time since the phase began, I/Os completed).
+pub type Progress = std::rc::Rc<dyn Fn(SimDuration, u64)>;
+const PROGRESS_EVERY: u64 = 1 << 16;
 
 #[derive(Debug)]
 pub enum DriverError<E> {
@@ -275,7 +282,12 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
     }
     let quiet = SimDuration::from_ms(100);
     let mut last_io = start;
+    let (mut events, mut ios_done) = (0u64, 0u64);
     while let Some((t, ev)) = sched.pop()? {
+        events += 1;
+        if let Some(p) = cfg.progress.as_ref().filter(|_| events % PROGRESS_EVERY == 0) {
+            p(t.saturating_since(start), ios_done);
+        }
         let ci = match ev {
             Event::Daemon => {
                 if clones.iter().any(|c| !c.finished) {
@@ -311,6 +323,7 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
                     OpKind::Sync | OpKind::Datasync => &mut r.sync,
                 };
                 dir.ios += 1;
+                ios_done += 1;
                 dir.bytes += bytes;
                 dir.clat.record(cl.cpu_free - submitted);
                 r.end = r.end.max(cl.cpu_free);

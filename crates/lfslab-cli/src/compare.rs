@@ -1,0 +1,178 @@
+//! `lfslab compare` and `lfslab reproduce`: run one workload on several
+//! designs, print the summary table, write the output directory.
+
+use anyhow::{bail, Context};
+use lfslab::compare::{self, Comparison, Design, Experiment, EXPERIMENTS};
+use lfslab::scenario::{builtin, Scenario, ScenarioFile, BUILTIN_NAMES};
+use lfslab::sim::SimDuration;
+use std::cell::Cell;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::Instant;
+
+/// A usage error (exit 2) rather than a failed run (exit 1).
+#[derive(Debug)]
+pub struct Usage(pub String);
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for Usage {}
+
+pub struct Options {
+    pub designs: Vec<String>,
+    pub workload: String,
+    pub scale: f64,
+    pub seed: Option<u64>,
+    pub set: Vec<String>,
+    pub out: Option<PathBuf>,
+}
+
+fn load_workload(name: &str, set: &[String]) -> Result<(ScenarioFile, PathBuf), Usage> {
+    let path = Path::new(name);
+    let (text, base) = if path.is_file() {
+        let text = std::fs::read_to_string(path).map_err(|e| Usage(format!("cannot read workload {name}: {e}")))?;
+        (text, path.parent().map(Path::to_path_buf).unwrap_or_default())
+    } else if let Some(t) = builtin(name) {
+        (t.to_string(), PathBuf::from("."))
+    } else {
+        return Err(Usage(format!(
+            "workload {name:?} is neither a readable scenario file nor a built-in (built-ins: {})",
+            BUILTIN_NAMES.join(", ")
+        )));
+    };
+    let f = Scenario::file_from_toml_with(&text, set).map_err(|e| Usage(format!("{name}: {e}")))?;
+    Ok((f, base))
+}
+
+/// A one-line progress display on stderr, only when stderr is a terminal.
+fn progress_bar(label: Rc<Cell<(usize, usize)>>, total: Rc<Cell<f64>>) -> Option<lfslab::engine::Progress> {
+    if !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
+        return None;
+    }
+    let started = Rc::new(Cell::new((Instant::now(), 0.0f64)));
+    let last = Rc::new(Cell::new((0.0f64, 0u64)));
+    Some(Rc::new(move |sim: SimDuration, ios: u64| {
+        let (i, n) = label.get();
+        let t = sim.as_secs_f64();
+        let (t0, ios0) = last.get();
+        if t < t0 {
+            started.set((Instant::now(), t));
+        }
+        let rate = if t > t0 { (ios.saturating_sub(ios0)) as f64 / (t - t0) } else { 0.0 };
+        last.set((t, ios));
+        let (wall0, sim0) = started.get();
+        let total = total.get();
+        let done = (t - sim0).max(1e-9);
+        let eta = if total > 0.0 { wall0.elapsed().as_secs_f64() * (total - t).max(0.0) / done } else { 0.0 };
+        let _ = write!(
+            std::io::stderr(),
+            "\r[{}/{}] {:>8.1}/{:.0} s simulated | {:>8.0} IOPS | ETA {:>4.0} s   ",
+            i + 1,
+            n,
+            t,
+            total,
+            rate,
+            eta
+        );
+    }))
+}
+
+pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Design]) -> anyhow::Result<Comparison> {
+    let (file, base) = load_workload(&o.workload, &o.set)?;
+    let label = Rc::new(Cell::new((0usize, designs.len())));
+    let total = Rc::new(Cell::new(0.0f64));
+    let bar = progress_bar(label.clone(), total.clone());
+    let on_start = |i: usize, d: &Design, s: &Scenario| {
+        label.set((i, designs.len()));
+        let runtime = s.jobs.iter().filter_map(|j| j.runtime).map(|r| r.as_secs_f64()).fold(0.0, f64::max);
+        total.set(runtime);
+        eprintln!(
+            "{}[{}/{}] {}: {}",
+            if bar.is_some() { "\n" } else { "" },
+            i + 1,
+            designs.len(),
+            d.name,
+            d.description
+        );
+    };
+    let c = compare::run(workload_name, &file, designs, o.scale, o.seed, &base, on_start, bar.clone()).map_err(|e| match e {
+        compare::CompareError::Scenario { .. } => anyhow::Error::new(Usage(e.to_string())),
+        e => anyhow::Error::new(e),
+    })?;
+    if bar.is_some() {
+        eprintln!();
+    }
+    Ok(c)
+}
+
+/// Write the output directory: resolved scenarios, JSON, CSV, HTML.
+pub fn write_outputs(dir: &Path, c: &Comparison) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
+    let write = |name: &str, text: &str| -> anyhow::Result<()> {
+        let p = dir.join(name);
+        std::fs::write(&p, text).with_context(|| format!("cannot write {} (output directory {})", p.display(), dir.display()))
+    };
+    write("comparison.json", &c.to_json())?;
+    write("summary.csv", &compare::summary_csv(&c.summary))?;
+    write("report.html", &compare::render_html(c))?;
+    for r in &c.runs {
+        write(&format!("{}.toml", r.design), &r.scenario_toml)?;
+        write(&format!("{}.json", r.design), &r.report.to_json())?;
+        write(&format!("{}.timeseries.csv", r.design), &r.report.timeseries_csv())?;
+        if let Some(csv) = r.report.regions_csv() {
+            write(&format!("{}.regions.csv", r.design), &csv)?;
+        }
+    }
+    Ok(())
+}
+
+pub fn compare_cmd(o: &Options) -> anyhow::Result<bool> {
+    let designs = compare::designs_by_name(&o.designs).map_err(|e| Usage(e.to_string()))?;
+    if designs.is_empty() {
+        bail!(Usage("--designs names no design".into()));
+    }
+    let c = run_comparison(&o.workload, o, &designs)?;
+    print!("{}", compare::summary_table(&c.summary));
+    finish(&c, o.out.clone().unwrap_or_else(|| default_out(&o.workload)))
+}
+
+fn default_out(workload: &str) -> PathBuf {
+    let stem = Path::new(workload).file_stem().and_then(|s| s.to_str()).unwrap_or("run");
+    PathBuf::from("lfslab-out").join(stem)
+}
+
+fn finish(c: &Comparison, dir: PathBuf) -> anyhow::Result<bool> {
+    write_outputs(&dir, c)?;
+    println!("\nreport: {} (also comparison.json, summary.csv, per-design .toml/.json/.csv)", dir.join("report.html").display());
+    let bad: u64 = c.summary.iter().map(|r| r.mismatches).sum();
+    if bad > 0 {
+        eprintln!("error: {bad} reads returned data other than the last write");
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+pub fn experiment_by_name(name: &str) -> Result<&'static Experiment, Usage> {
+    EXPERIMENTS.iter().find(|e| e.name == name).ok_or_else(|| {
+        let valid: Vec<&str> = EXPERIMENTS.iter().map(|e| e.name).collect();
+        Usage(format!("unknown experiment {name:?}; valid: {}", valid.join(", ")))
+    })
+}
+
+pub fn reproduce_cmd(e: &Experiment, scale: f64, seed: Option<u64>, out: Option<PathBuf>) -> anyhow::Result<bool> {
+    let names: Vec<String> = e.designs.iter().map(|s| s.to_string()).collect();
+    let designs = compare::designs_by_name(&names)?;
+    let o = Options { designs: names, workload: e.workload.into(), scale, seed, set: Vec::new(), out: None };
+    println!("# {}: {}\n# {}", e.name, e.title, e.caveat);
+    let c = run_comparison(e.name, &o, &designs)?;
+    print!("{}", compare::summary_table(&c.summary));
+    println!("\n{:<8} {:<40} {:>10} {:>10}  source", "design", "metric", "paper", "lfslab");
+    for p in e.paper {
+        let ours = p.metric.measure(&c, p.design).map_or("-".to_string(), |v| format!("{v:.2}"));
+        println!("{:<8} {:<40} {:>10.2} {:>10}  {}", p.design, p.metric.label(), p.paper, ours, p.source);
+    }
+    finish(&c, out.unwrap_or_else(|| PathBuf::from("lfslab-out").join(e.name)))
+}

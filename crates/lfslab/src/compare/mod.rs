@@ -1,0 +1,136 @@
+//! Side-by-side comparisons: one workload (a scenario whose `[fs]` table,
+//! if any, is replaced) run on several designs, each a filesystem + FTL
+//! configuration. Also the paper experiments of `lfslab reproduce`.
+//!
+//! `--scale` shrinks (or grows) the device capacity and every job runtime by
+//! the same factor, so a workload keeps its ratios: file sizes in % stay %,
+//! and the time to fill the device, hence when GC starts, scales with it.
+
+mod design;
+mod experiment;
+mod html;
+mod summary;
+
+pub use design::{Design, DESIGNS, PLANNED};
+pub use experiment::{Experiment, PaperValue, EXPERIMENTS};
+pub use html::render_html;
+pub use summary::{summary_csv, summary_table, SummaryRow};
+
+use crate::engine::{self, RunError};
+use crate::metrics::RunReport;
+use crate::scenario::{DurationValue, Scenario, ScenarioError, ScenarioFile};
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Debug)]
+pub enum CompareError {
+    /// A design name that does not exist; lists the valid ones.
+    UnknownDesign(String),
+    Scenario { design: String, error: ScenarioError },
+    Run { design: String, error: RunError },
+}
+
+impl std::fmt::Display for CompareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompareError::UnknownDesign(m) => f.write_str(m),
+            CompareError::Scenario { design, error } => write!(f, "design {design}: {error}"),
+            CompareError::Run { design, error } => write!(f, "design {design}: {error}"),
+        }
+    }
+}
+impl std::error::Error for CompareError {}
+
+/// Resolve design names (comma-separated in the CLI).
+pub fn designs_by_name(names: &[String]) -> Result<Vec<&'static Design>, CompareError> {
+    names
+        .iter()
+        .map(|n| {
+            DESIGNS.iter().find(|d| d.name == n.as_str()).ok_or_else(|| {
+                let valid: Vec<&str> = DESIGNS.iter().map(|d| d.name).collect();
+                let planned = if PLANNED.contains(&n.as_str()) { " (planned, not built yet)" } else { "" };
+                CompareError::UnknownDesign(format!("unknown design {n:?}{planned}; valid: {}", valid.join(", ")))
+            })
+        })
+        .collect()
+}
+
+/// The workload scenario for `design`, scaled by `scale`.
+pub fn scenario_for(workload: &ScenarioFile, design: &Design, scale: f64, base: &Path) -> Result<Scenario, CompareError> {
+    let err = |error| CompareError::Scenario { design: design.name.into(), error };
+    if !(scale.is_finite() && scale > 0.0 && scale <= 64.0) {
+        return Err(err(ScenarioError::invalid("--scale", scale, "must be in (0, 64]")));
+    }
+    let mut f = workload.clone();
+    f.fs = Some(design.fs_section());
+    let name = f.name.clone().unwrap_or_else(|| "workload".into());
+    f.name = Some(format!("{name}/{}", design.name));
+    if scale != 1.0 {
+        // Resolve once to learn the defaults being scaled.
+        let unscaled = Scenario::from_file_in(f.clone(), base).map_err(err)?;
+        let cap = unscaled.resolved.device.capacity_gib.expect("resolved");
+        f.device.capacity_gib = Some(cap * scale);
+        for j in &mut f.jobs {
+            if let Some(r) = &j.runtime {
+                let secs = crate::scenario::parse_duration("job.runtime", r).map_err(err)?.as_secs_f64();
+                j.runtime = Some(DurationValue::Seconds(secs * scale));
+            }
+        }
+    }
+    Scenario::from_file_in(f, base).map_err(err)
+}
+
+/// One design's run: the scenario that reproduces it and its report.
+#[derive(Clone, Debug, Serialize)]
+pub struct DesignRun {
+    pub design: String,
+    pub description: String,
+    /// The resolved scenario (TOML): `lfslab run` on it repeats the run.
+    pub scenario_toml: String,
+    pub report: RunReport,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    pub workload: String,
+    pub scale: f64,
+    pub seed: u64,
+    pub summary: Vec<SummaryRow>,
+    pub runs: Vec<DesignRun>,
+}
+
+impl Comparison {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("comparison serialises")
+    }
+}
+
+/// Run `workload` on each design in turn; `on_start(i, design)` is called
+/// before each run (the CLI's progress), `hook` is passed to the engine.
+pub fn run(
+    workload_name: &str,
+    workload: &ScenarioFile,
+    designs: &[&Design],
+    scale: f64,
+    seed: Option<u64>,
+    base: &Path,
+    mut on_start: impl FnMut(usize, &Design, &Scenario),
+    progress: Option<engine::Progress>,
+) -> Result<Comparison, CompareError> {
+    let mut runs = Vec::new();
+    let mut used_seed = 0;
+    for (i, d) in designs.iter().enumerate() {
+        let mut s = scenario_for(workload, d, scale, base)?;
+        if let Some(seed) = seed {
+            s = s.with_seed(seed);
+        }
+        used_seed = s.seed;
+        on_start(i, d, &s);
+        let toml = s.to_toml();
+        let report = engine::run_with_progress(s, progress.clone())
+            .map_err(|error| CompareError::Run { design: d.name.into(), error })?;
+        runs.push(DesignRun { design: d.name.into(), description: d.description.into(), scenario_toml: toml, report });
+    }
+    let summary = runs.iter().map(SummaryRow::of).collect();
+    Ok(Comparison { workload: workload_name.into(), scale, seed: used_seed, summary, runs })
+}
