@@ -108,3 +108,34 @@ fn d2fs_run_writes_region_csv_and_other_runs_say_why_not() {
     assert_ne!(code, 0);
     assert!(stderr.contains("needs a D2FS run"), "{stderr}");
 }
+
+#[test]
+fn compare_writes_a_report_directory_and_names_bad_input() {
+    let w = scenario_file(
+        "cmp.toml",
+        "name = \"cmp\"\n[device]\ncapacity_gib = 4\n[[job]]\nrw = \"randwrite\"\nsize = \"20%\"\nruntime = \"1s\"\n",
+    );
+    let out = w.with_extension("out");
+    let (code, stdout, stderr) = lfslab(&["compare", "--workload", w.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("design") && stdout.contains("\nf2fs ") && stdout.contains("\nd2fs "), "{stdout}");
+    for f in ["report.html", "comparison.json", "summary.csv", "f2fs.toml", "d2fs.json", "d2fs.timeseries.csv", "d2fs.regions.csv"] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    // The resolved scenario of a design repeats its run.
+    let (code, _, stderr) = lfslab(&["run", out.join("d2fs.toml").to_str().unwrap(), "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+
+    let (code, _, stderr) = lfslab(&["compare", "--designs", "f2fs,zfs", "--workload", w.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("\"zfs\"") && stderr.contains("valid: f2fs, f2fs-lfs, d2fs"), "{stderr}");
+    let (code, _, stderr) = lfslab(&["reproduce", "fig99"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("valid: d2fs-fio, d2fs-table1"), "{stderr}");
+    // An output directory under a regular file cannot be created.
+    let blocked = w.join("sub");
+    let (code, _, stderr) =
+        lfslab(&["compare", "--designs", "d2fs", "--workload", w.to_str().unwrap(), "--out", blocked.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("cannot create output directory"), "{stderr}");
+}

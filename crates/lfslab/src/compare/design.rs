@@ -3,6 +3,7 @@
 
 use crate::scenario::FsSection;
 
+#[derive(Debug)]
 pub struct Design {
     pub name: &'static str,
     pub description: &'static str,

@@ -255,14 +255,21 @@ pub fn render_html(c: &Comparison) -> String {
                 .map(|d| {
                     crate::metrics::PERCENTILES
                         .iter()
-                        .map(|&p| ((d.clat_ns.at(p) as f64 / 1e3).max(0.001), p))
+                        // y in "nines": 1 = p90, 2 = p99, 4 = p99.99 (the max drawn at 5).
+                        .map(|&p| ((d.clat_ns.at(p) as f64 / 1e3).max(0.001), if p >= 100.0 { 5.0 } else { -(1.0 - p / 100.0).log10() }))
                         .collect()
                 })
                 .unwrap_or_default();
             (r.design.as_str(), pts)
         })
         .collect();
-    h.push_str(&line_chart("Latency CDF (busiest direction)", "completion latency (µs, log)", "percentile", &cdf, true));
+    h.push_str(&line_chart(
+        "Latency CDF, tail up (busiest direction)",
+        "completion latency (µs, log)",
+        "nines: 1 = p90, 2 = p99, 4 = p99.99, 5 = max",
+        &cdf,
+        true,
+    ));
     let waf: Vec<(&str, Vec<f64>)> = vec![
         ("FS", c.summary.iter().map(|r| r.fs_waf).collect()),
         ("FTL", c.summary.iter().map(|r| r.ftl_waf).collect()),
@@ -284,7 +291,7 @@ pub fn render_html(c: &Comparison) -> String {
             ("regular region", d.regions.iter().map(|s| (s.t_s, s.regular_pct)).collect()),
             ("GC region", d.regions.iter().map(|s| (s.t_s, s.gc_pct)).collect()),
         ];
-        h.push_str(&line_chart("D2FS region utilisation (Fig. 11)", "simulated time (s)", "sections in use (%)", &regions, false));
+        h.push_str(&line_chart("D2FS region utilisation (Fig. 11)", "simulated time since the run began (s)", "sections in use (%)", &regions, false));
     }
     h.push_str("</div>\n<h2>Designs, simplifications and scenarios</h2>\n");
     for r in &c.runs {

@@ -1,0 +1,99 @@
+//! `compare` at library level: a small deterministic comparison whose
+//! summary and JSON schema are golden files (LFSLAB_BLESS=1 rewrites them),
+//! plus the scaling rule and design-name errors.
+
+use lfslab::compare::{self, designs_by_name, Comparison, DESIGNS};
+use lfslab::scenario::Scenario;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+const WORKLOAD: &str = r#"
+name = "small-fio"
+[device]
+preset = "970pro"
+capacity_gib = 4
+[[job]]
+rw = "randwrite"
+size = "70%"
+iodepth = 1
+runtime = "8s"
+[output]
+timeseries_interval_ms = 1000
+"#;
+
+fn small() -> Comparison {
+    let file = Scenario::file_from_toml_with(WORKLOAD, &[]).unwrap();
+    let designs = designs_by_name(&["f2fs".into(), "d2fs".into()]).unwrap();
+    compare::run("small-fio", &file, &designs, 1.0, None, Path::new("."), |_, _, _| {}, None).unwrap()
+}
+
+/// Every key path in a JSON value, array indices folded to [].
+fn paths(v: &Value, prefix: String, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                // Percentile keys are data, not schema.
+                let key = if prefix.ends_with(".percentile") { "<p>".to_string() } else { k.clone() };
+                paths(x, format!("{prefix}.{key}"), out);
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                paths(x, format!("{prefix}[]"), out);
+            }
+        }
+        _ => {
+            out.insert(prefix);
+        }
+    }
+}
+
+fn golden(name: &str, got: &str) {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    if std::env::var_os("LFSLAB_BLESS").is_some() {
+        std::fs::write(&p, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&p).unwrap_or_else(|_| panic!("{} missing: run with LFSLAB_BLESS=1", p.display()));
+    assert_eq!(got, want, "{name} changed (LFSLAB_BLESS=1 to accept)");
+}
+
+#[test]
+fn small_comparison_and_json_schema_are_golden() {
+    let c = small();
+    assert_eq!(c.summary.len(), 2);
+    assert!(c.summary.iter().all(|r| r.mismatches == 0));
+    golden("compare_small.summary.txt", &compare::summary_table(&c.summary));
+    let v: Value = serde_json::from_str(&c.to_json()).unwrap();
+    let mut keys = BTreeSet::new();
+    paths(&v, String::new(), &mut keys);
+    golden("compare_schema.txt", &keys.into_iter().collect::<Vec<_>>().join("\n"));
+    // The report page carries every design, the plots and the scenarios.
+    let html = compare::render_html(&c);
+    assert_eq!(html.matches("<svg").count(), 7, "6 plots + D2FS regions");
+    for needle in ["Throughput over time", "Latency CDF", "Write amplification per layer", "FTL mapping memory", "resolved scenario"] {
+        assert!(html.contains(needle), "report lacks {needle}");
+    }
+}
+
+#[test]
+fn scale_shrinks_capacity_and_runtime_together() {
+    let file = Scenario::file_from_toml_with(WORKLOAD, &[]).unwrap();
+    let d = &DESIGNS[0];
+    let full = compare::scenario_for(&file, d, 1.0, Path::new(".")).unwrap();
+    let half = compare::scenario_for(&file, d, 0.5, Path::new(".")).unwrap();
+    assert_eq!(half.ssd.logical_pages * 2, full.ssd.logical_pages);
+    assert_eq!(half.jobs[0].runtime.unwrap().as_secs_f64() * 2.0, full.jobs[0].runtime.unwrap().as_secs_f64());
+    assert!((half.jobs[0].size_blocks * 2).abs_diff(full.jobs[0].size_blocks) <= 2, "sizes in % stay %");
+    let e = compare::scenario_for(&file, d, 0.0, Path::new(".")).unwrap_err();
+    assert!(e.to_string().contains("--scale"), "{e}");
+}
+
+#[test]
+fn unknown_designs_list_the_valid_ones() {
+    let e = designs_by_name(&["btrfs".into()]).unwrap_err().to_string();
+    assert!(e.contains("\"btrfs\"") && e.contains("f2fs, f2fs-lfs, d2fs"), "{e}");
+    let e = designs_by_name(&["iplfs".into()]).unwrap_err().to_string();
+    assert!(e.contains("planned"), "{e}");
+}
