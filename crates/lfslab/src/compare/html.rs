@@ -316,8 +316,10 @@ mod tests {
     #[test]
     fn ticks_are_round_and_cover_the_range() {
         assert_eq!(ticks(0.0, 100.0, 5), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
-        let t = ticks(0.0, 0.9, 4);
-        assert!(t.len() >= 4 && *t.last().unwrap() <= 0.9 + 1e-9);
+        // Steps are 1, 2 or 5 x 10^k, never finer than asked for.
+        assert_eq!(ticks(0.0, 0.9, 4), vec![0.0, 0.5]);
+        assert_eq!(ticks(0.0, 90.0, 4), vec![0.0, 50.0]);
+        assert_eq!(ticks(10.0, 30.0, 4), vec![10.0, 15.0, 20.0, 25.0, 30.0]);
     }
 
     #[test]
