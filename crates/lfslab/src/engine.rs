@@ -220,7 +220,11 @@ impl Run {
             page_bytes: g.page_bytes,
             superblocks: g.superblocks(),
             superblock_bytes: g.superblock_bytes(),
-            mapping: if self.coupled_before.is_some() { "block-associative (page-mapped metadata)".into() } else { s.ssd.ftl.mapping.clone() },
+            mapping: match s.fs.as_ref().and_then(|f| f.coupled.as_ref()) {
+                Some(c) if c.zoned => "zoned (page-mapped conventional metadata area)".into(),
+                Some(_) => "block-associative (page-mapped metadata)".into(),
+                None => s.ssd.ftl.mapping.clone(),
+            },
             mapping_memory_bytes: self.ssd().mapping_memory_bytes(),
         };
         let jobs = outcome
@@ -265,10 +269,16 @@ impl Run {
                 };
                 (
                     Some(FsReport {
-                        kind: if fs.is_d2fs() { "d2fs" } else { "f2fs" }.into(),
+                        kind: if fs.is_d2fs() { "d2fs" } else if cfg.zoned { "zf2fs" } else { "f2fs" }.into(),
                         mode: enum_name(&cfg.mode),
                         ipu_policy: enum_name(&cfg.ipu_policy),
-                        discard: if fs.is_d2fs() { "on-invalidate".into() } else { enum_name(&cfg.discard) },
+                        discard: if fs.is_d2fs() {
+                            "on-invalidate".into()
+                        } else if cfg.zoned {
+                            "zone-reset".into()
+                        } else {
+                            enum_name(&cfg.discard)
+                        },
                         partition_bytes: l.blocks * 4096,
                         section_bytes: l.blocks_per_sec() * 4096,
                         main_sections: l.main_sections,
@@ -294,7 +304,7 @@ impl Run {
             simplifications.extend(FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
         }
         let d2fs = match (&self.stack, &self.coupled_before, s.fs.as_ref().and_then(|f| f.coupled.as_ref())) {
-            (Stack::Fs { fs, .. }, Some(before), Some(cc)) => {
+            (Stack::Fs { fs, .. }, Some(before), Some(cc)) if !cc.zoned => {
                 simplifications.extend(D2FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
                 let cap = s.ssd.logical_pages as f64;
                 let per_sec = fs.layout().blocks_per_sec();

@@ -123,6 +123,10 @@ pub struct FsConfig {
     pub track_recovery: bool,
     /// D2FS mode: no FS GC, Coupled GC in the device, migration upcalls.
     pub d2fs: Option<D2fsConfig>,
+    /// Zoned F2FS (a ZNS device): sections are zones, LFS only, and a section
+    /// freed by a checkpoint is reset instead of discarded (F2FS
+    /// `f2fs_clear_prefree_segments` -> `__f2fs_issue_discard_zone`).
+    pub zoned: bool,
 }
 
 impl Default for FsConfig {
@@ -144,6 +148,7 @@ impl Default for FsConfig {
             dirty_expire_s: 30.0,
             track_recovery: false,
             d2fs: None,
+            zoned: false,
         }
     }
 }

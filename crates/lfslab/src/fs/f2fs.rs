@@ -84,6 +84,8 @@ pub struct FsStats {
     pub free_section_faults: u64,
     pub fault_stall_ns: u64,
     pub immediate_discard_blocks: u64,
+    /// Zoned F2FS: zones reset (sections freed by checkpoints).
+    pub zone_resets: u64,
 }
 
 macro_rules! fs_stats_since {
@@ -98,7 +100,7 @@ impl FsStats {
             gc_moved_node_blocks, gc_time_ns, fg_gc_stall_ns, checkpoints, checkpoint_time_ns, discard_cmds,
             discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space, gc_futile,
             upcalls_handled, records_applied, records_skipped, upcall_handler_ns, free_section_faults, fault_stall_ns,
-            immediate_discard_blocks)
+            immediate_discard_blocks, zone_resets)
     }
 
     /// FS write amplification: blocks the FS wrote / blocks applications wrote.
@@ -206,6 +208,9 @@ impl<D: BlockDevice> F2fs<D> {
     /// mkfs + mount on `dev` using its whole capacity.
     pub fn format(dev: D, cfg: FsConfig) -> Result<Self, LayoutError> {
         let mut layout = Layout::mkfs(dev.capacity_blocks(), cfg.segs_per_sec, cfg.overprovision_pct)?;
+        if cfg.zoned && (cfg.mode != FsMode::Lfs || cfg.discard != DiscardPolicy::Immediate) {
+            return Err(LayoutError("zoned F2FS needs fs.mode = lfs (zones are written sequentially) and resets at checkpoint".into()));
+        }
         let mut d2fs_state = None;
         if let Some(d) = &cfg.d2fs {
             let per_sec = layout.blocks_per_sec();
@@ -549,6 +554,11 @@ impl<D: BlockDevice> F2fs<D> {
         let n = max.min(self.pending_discards.len());
         let mut done = at;
         for (blk, len) in self.pending_discards.drain(..n).collect::<Vec<_>>() {
+            if self.cfg.zoned {
+                self.stats.zone_resets += 1;
+                done = done.max(self.dev.reset_zone(at, Lpn(blk), len));
+                continue;
+            }
             self.stats.discard_cmds += 1;
             self.stats.discard_blocks += len as u64;
             done = done.max(self.dev.discard(at, Lpn(blk), len));

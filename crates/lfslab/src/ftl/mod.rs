@@ -27,3 +27,5 @@ pub use write_buffer::WriteBuffer;
 mod ssd_tests;
 #[cfg(test)]
 mod coupled_tests;
+#[cfg(test)]
+mod zns_tests;

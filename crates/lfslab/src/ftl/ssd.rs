@@ -178,13 +178,25 @@ impl Ssd {
     /// entry per block (None = unmapped).
     pub fn execute(&mut self, at: SimTime, cmd: &Command, data: &mut Vec<Option<Fingerprint>>) -> Completion {
         data.clear();
+        let mut assigned = None;
         let (status, done) = match cmd.op {
             Opcode::Read { slba, nlb } => match self.check_range(slba, nlb) {
                 Ok(()) => (Status::Success, self.read(at, slba, nlb, data)),
                 Err(s) => (s, at),
             },
-            Opcode::Write { slba, nlb, stream, data: tag } => match self.check_range(slba, nlb) {
+            Opcode::Write { slba, nlb, stream, data: tag } => match self.check_range(slba, nlb).and_then(|_| self.zone_write_check(slba, nlb)) {
                 Ok(()) => (Status::Success, self.write_inner(at, slba, nlb, stream, |i| tag.block(i))),
+                Err(s) => (s, at),
+            },
+            Opcode::ZoneAppend { zslba, nlb, stream, data: tag } => match self.zone_append_target(zslba, nlb) {
+                Ok(lba) => {
+                    assigned = Some(lba);
+                    (Status::Success, self.write_inner(at, lba, nlb, stream, |i| tag.block(i)))
+                }
+                Err(s) => (s, at),
+            },
+            Opcode::ZoneReset { zslba } => match self.reset_zone(at, zslba) {
+                Ok(t) => (Status::Success, t),
                 Err(s) => (s, at),
             },
             Opcode::Discard { slba, nlb } => match self.check_range(slba, nlb) {
@@ -194,7 +206,7 @@ impl Ssd {
             Opcode::Flush => (Status::Success, self.flush_inner(at)),
         };
         let upcall = self.note_completion(done);
-        Completion { id: cmd.id, status, flags: CompletionFlags(if upcall { CompletionFlags::UPCALL } else { 0 }), at: done }
+        Completion { id: cmd.id, status, flags: CompletionFlags(if upcall { CompletionFlags::UPCALL } else { 0 }), at: done, assigned }
     }
 
     fn check_range(&self, slba: Lpn, nlb: u32) -> Result<(), Status> {
@@ -457,6 +469,11 @@ impl Ssd {
 
     fn collect_while_low(&mut self, now: SimTime) {
         while self.pool.free_count() < self.config.ftl.gc_threshold_superblocks as usize {
+            // A ZNS device collects only its page-mapped (conventional) area;
+            // zones are freed by the host's resets.
+            if self.zoned() && self.zoned_victim().is_none() {
+                break;
+            }
             self.collect_one(now);
         }
     }
@@ -464,9 +481,8 @@ impl Ssd {
     /// Collect one victim superblock: copy its valid slots to the GC head,
     /// then erase it. Returns when its last erase completes.
     fn collect_one(&mut self, now: SimTime) -> SimTime {
-        let victim = self
-            .victim
-            .select(&self.pool, now)
+        let victim = if self.zoned() { self.zoned_victim() } else { self.victim.select(&self.pool, now) };
+        let victim = victim
             .unwrap_or_else(|| panic!("GC needed but no full superblock exists (free {})", self.pool.free_count()));
         let valid = self.pool.info(victim).valid_slots;
         assert!(

@@ -289,6 +289,13 @@ impl RunReport {
                 l.curseg_warm_data.wait_ns as f64 / 1e9,
             );
         }
+        if let Some(fs) = self.fs.as_ref().filter(|f| f.kind == "zf2fs") {
+            let _ = writeln!(
+                s,
+                "zns      {} zone resets | the device collects only its page-mapped metadata area; zones are freed by resets",
+                fs.counters.zone_resets
+            );
+        }
         if let (Some(d), Some(fs)) = (&self.d2fs, &self.fs) {
             let c = &fs.counters;
             let v = &d.device;

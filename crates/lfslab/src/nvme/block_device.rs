@@ -18,6 +18,12 @@ pub trait BlockDevice {
     fn discard(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime;
     fn flush(&mut self, at: SimTime) -> SimTime;
 
+    /// ZNS Reset Zone of the zone of `nlb` blocks at `zslba`; a conventional
+    /// device deallocates the range instead.
+    fn reset_zone(&mut self, at: SimTime, zslba: Lpn, nlb: u32) -> SimTime {
+        self.discard(at, zslba, nlb)
+    }
+
     // ---- D2FS migration queue pair (d2fs.txt §5); devices without Coupled GC keep the defaults.
 
     /// Instant of the first completion since the last call that carried the
@@ -60,6 +66,15 @@ impl BlockDevice for crate::ftl::Ssd {
     }
     fn flush(&mut self, at: SimTime) -> SimTime {
         crate::ftl::Ssd::flush(self, at)
+    }
+    fn reset_zone(&mut self, at: SimTime, zslba: Lpn, nlb: u32) -> SimTime {
+        if !self.zoned() {
+            return self.discard_blocks(at, zslba, nlb);
+        }
+        let done = crate::ftl::Ssd::reset_zone(self, at, zslba)
+            .unwrap_or_else(|s| panic!("Reset Zone at LBA {} failed: {s:?}", zslba.0));
+        self.take_completion_note(done);
+        done
     }
     fn take_upcall_signal(&mut self) -> Option<SimTime> {
         crate::ftl::Ssd::take_upcall_signal(self)
@@ -113,6 +128,10 @@ impl<D: BlockDevice> BlockDevice for Partition<D> {
     }
     fn flush(&mut self, at: SimTime) -> SimTime {
         self.dev.flush(at)
+    }
+    fn reset_zone(&mut self, at: SimTime, zslba: Lpn, nlb: u32) -> SimTime {
+        assert!(zslba.0 + nlb as u64 <= self.blocks, "zone reset beyond the partition");
+        self.dev.reset_zone(at, zslba, nlb)
     }
     fn take_upcall_signal(&mut self) -> Option<SimTime> {
         self.dev.take_upcall_signal()

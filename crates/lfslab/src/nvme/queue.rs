@@ -78,7 +78,7 @@ mod tests {
         assert!(q.submit(SimTime(0), cmd(2)).is_ok());
         assert_eq!(q.submit(SimTime(0), cmd(3)), Err(QueueFull));
         let (_, c) = q.fetch().unwrap();
-        q.post(Completion { id: c.id, status: Status::Success, flags: CompletionFlags::default(), at: SimTime(5) });
+        q.post(Completion { id: c.id, status: Status::Success, flags: CompletionFlags::default(), at: SimTime(5), assigned: None });
         assert_eq!(q.reap().unwrap().id, CommandId(1));
         assert!(q.submit(SimTime(6), cmd(3)).is_ok());
     }

@@ -226,8 +226,9 @@ pub struct JobSection {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FsSection {
-    /// Filesystem: "f2fs" (default) or "d2fs" (F2FS with device-driven GC:
-    /// Coupled GC, migration upcalls, virtual overprovisioning).
+    /// Filesystem: "f2fs" (default), "d2fs" (F2FS with device-driven GC:
+    /// Coupled GC, migration upcalls, virtual overprovisioning) or "zf2fs"
+    /// (zoned F2FS on a ZNS device with 32 MiB zones = superblocks).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// D2FS: virtual overprovisioning degree of the regular region,
@@ -235,6 +236,9 @@ pub struct FsSection {
     /// (p_regular + 1) x the device capacity, the GC region one capacity.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vop_regular: Option<f64>,
+    /// zf2fs: the ZNS device's active zone limit (default 14).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_active_zones: Option<u32>,
     /// D2FS: migration records per upcall (default 256, §5.2).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upcall_records: Option<u32>,

@@ -382,11 +382,15 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
     }
     let dirty_expire_s = finite_in("host.dirty_expire_s", *host.dirty_expire_s.get_or_insert(30.0), 0.001, 1e6)?;
     let kind = f.kind.get_or_insert_with(|| "f2fs".into()).clone();
-    let d2fs = match kind.as_str() {
-        "f2fs" => false,
-        "d2fs" => true,
-        _ => return Err(ScenarioError::invalid("fs.kind", format!("{kind:?}"), "unknown filesystem; valid: f2fs, d2fs")),
+    let (d2fs, zoned) = match kind.as_str() {
+        "f2fs" => (false, false),
+        "d2fs" => (true, false),
+        "zf2fs" => (false, true),
+        _ => return Err(ScenarioError::invalid("fs.kind", format!("{kind:?}"), "unknown filesystem; valid: f2fs, d2fs, zf2fs")),
     };
+    if !zoned && f.max_active_zones.is_some() {
+        return Err(ScenarioError::invalid("fs.max_active_zones", "(set)", "is a zoned option: set fs.kind = \"zf2fs\""));
+    }
     let device_gib = device_blocks as f64 * SLOT_BYTES as f64 / GIB;
     let mut d2fs_parts = None;
     let partition_blocks = if d2fs {
@@ -394,6 +398,9 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
         let blocks = d.0 + d.1;
         d2fs_parts = Some(d);
         blocks
+    } else if zoned {
+        zf2fs_defaults(f, sb_blocks)?;
+        device_blocks
     } else {
         for (name, set) in [
             ("vop_regular", f.vop_regular.is_some()),
@@ -433,6 +440,8 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
         "off" => DiscardPolicy::Off,
         // D2FS's own policy (d2fs.txt §6.3), set by `d2fs_defaults`.
         "on-invalidate" if d2fs => DiscardPolicy::Immediate,
+        // Zoned F2FS resets each section a checkpoint frees.
+        "zone-reset" if zoned => DiscardPolicy::Immediate,
         _ => {
             return Err(ScenarioError::invalid("fs.discard", format!("{discard_text:?}"), "valid: idle-batched, immediate, off"))
         }
@@ -465,6 +474,7 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
         dirty_expire_s,
         track_recovery: false,
         d2fs: None,
+        zoned,
     };
     let mut config = config;
     // Validate the layout now so a bad partition is a scenario error, not a run failure.
@@ -495,6 +505,18 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
             main_start: layout.main_blkaddr,
             gc_region_start: regular,
             records_per_upcall: *f.upcall_records.get_or_insert(256) as usize,
+            zoned: false,
+            max_active_zones: 0,
+        });
+    }
+    if zoned {
+        coupled = Some(crate::ftl::CoupledConfig {
+            partition_blocks,
+            main_start: layout.main_blkaddr,
+            gc_region_start: partition_blocks,
+            records_per_upcall: 1,
+            zoned: true,
+            max_active_zones: *f.max_active_zones.get_or_insert(14),
         });
     }
     Ok(FsScenario {
@@ -504,6 +526,39 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
         user_blocks,
         coupled,
     })
+}
+
+/// Zoned F2FS defaults and checks (d2fs.txt §8.1: 32 MiB zones, one per
+/// superblock; F2FS on zoned devices runs LFS only): sections are zones,
+/// freed sections are reset. The partition is the whole device.
+fn zf2fs_defaults(f: &mut FsSection, sb_blocks: u64) -> Result<(), ScenarioError> {
+    let seg = crate::fs::layout::BLOCKS_PER_SEG as u64;
+    let want = (sb_blocks / seg) as u32;
+    if !sb_blocks.is_multiple_of(seg) || *f.segs_per_sec.get_or_insert(want) != want {
+        return Err(ScenarioError::invalid(
+            "fs.segs_per_sec",
+            f.segs_per_sec.unwrap_or(0),
+            format!("zoned F2FS sections are the device's zones ({} KiB superblocks)", sb_blocks * 4),
+        ));
+    }
+    for (name, ok) in [
+        ("partition_gib", f.partition_gib.is_none()),
+        ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
+        ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
+        ("discard", f.discard.as_deref().is_none_or(|m| m == "zone-reset")),
+    ] {
+        if !ok {
+            return Err(ScenarioError::invalid(
+                format!("fs.{name}"),
+                "(set)",
+                "zoned F2FS uses the whole device, appends only (mode = lfs, no IPU) and resets freed zones",
+            ));
+        }
+    }
+    f.mode = Some("lfs".into());
+    f.ipu_policy = Some("none".into());
+    f.discard = Some("zone-reset".into());
+    Ok(())
 }
 
 /// D2FS defaults and checks (d2fs.txt §6.3, §8.2): sections are device

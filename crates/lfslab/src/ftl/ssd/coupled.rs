@@ -36,8 +36,9 @@ use crate::ftl::config::ConfigError;
 use crate::ftl::migration::{MigrationLog, MigrationRecord, Upcall};
 use crate::ftl::SbState;
 use crate::nand::{Lpn, Ppn, SuperblockId};
+use crate::nvme::Status;
 use crate::oracle::Fingerprint;
-use crate::sim::SimTime;
+use crate::sim::{SimDuration, SimTime};
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -71,6 +72,12 @@ pub struct CoupledConfig {
     pub gc_region_start: u64,
     /// Records per upcall (D2FS: 256).
     pub records_per_upcall: usize,
+    /// ZNS instead of D2FS: no GC region and no Coupled GC; main-area
+    /// sections are zones, written only at their write pointer and freed by
+    /// Reset Zone (NVMe ZNS 1.1). `gc_region_start` must equal `partition_blocks`.
+    pub zoned: bool,
+    /// ZNS: zones that may be partially written at once (the active zone limit).
+    pub max_active_zones: u32,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -88,6 +95,8 @@ pub struct CoupledStats {
     pub discard_redirects: u64,
     /// CGC rounds the host asked for on a free-section fault.
     pub host_reclaims: u64,
+    /// ZNS: Reset Zone commands that erased a zone.
+    pub zone_resets: u64,
 }
 
 impl CoupledStats {
@@ -104,6 +113,7 @@ impl CoupledStats {
             read_redirects: self.read_redirects - e.read_redirects,
             discard_redirects: self.discard_redirects - e.discard_redirects,
             host_reclaims: self.host_reclaims - e.host_reclaims,
+            zone_resets: self.zone_resets - e.zone_resets,
         }
     }
 }
@@ -151,8 +161,15 @@ impl Coupled {
         if cfg.gc_region_start < cfg.main_start || !(cfg.gc_region_start - cfg.main_start).is_multiple_of(sps64) {
             return Err(e("d2fs gc region start", cfg.gc_region_start, "must be a section boundary in the main area".into()));
         }
-        if cfg.partition_blocks <= cfg.gc_region_start || cfg.partition_blocks >= NONE as u64 {
-            return Err(e("d2fs partition blocks", cfg.partition_blocks, "must hold a GC region and be < 2^32 blocks".into()));
+        if cfg.partition_blocks >= NONE as u64 || (cfg.zoned != (cfg.partition_blocks == cfg.gc_region_start)) {
+            return Err(e(
+                "d2fs partition blocks",
+                cfg.partition_blocks,
+                "must be < 2^32 blocks and hold a GC region (D2FS) or none (ZNS)".into(),
+            ));
+        }
+        if cfg.zoned && cfg.max_active_zones == 0 {
+            return Err(e("zns max_active_zones", 0, "must be at least 1".into()));
         }
         if cfg.records_per_upcall == 0 {
             return Err(e("fs.upcall_records", 0, "an upcall carries at least one record".into()));
@@ -284,6 +301,13 @@ impl Ssd {
             lba.0
         );
         let kind = if stream == 1 { BlockKind::Node } else { BlockKind::Data };
+        if self.zoned() {
+            // The NVMe path rejects these with a status; a filesystem that
+            // does them through `BlockDevice` has a bug.
+            if let Err(s) = self.zone_write_check(lba, 1) {
+                panic!("zoned write at LBA {} (zone {sec}, offset {off}) rejected: {s:?}", lba.0);
+            }
+        }
         let h = self.host_head_for(sec, kind);
         assert!(
             off >= self.heads[h].next,
@@ -396,6 +420,11 @@ impl Ssd {
         }
     }
 
+    /// `note_completion` for callers outside the command path.
+    pub fn take_completion_note(&mut self, at: SimTime) {
+        self.note_completion(at);
+    }
+
     /// A command completed at `at`: piggyback a pending upcall notification.
     pub(super) fn note_completion(&mut self, at: SimTime) -> bool {
         match self.coupled.as_deref_mut() {
@@ -495,6 +524,113 @@ impl Ssd {
                 record_buffer_bytes: c.log.peak_outstanding as u64 * crate::ftl::migration::RECORD_BYTES,
             },
         }
+    }
+
+    pub(crate) fn zoned(&self) -> bool {
+        self.coupled.as_deref().is_some_and(|c| c.cfg.zoned)
+    }
+
+    /// Zone write pointer (offset in the zone), and whether the zone is active (open).
+    fn zone_wp(&self, sec: u32) -> (u32, bool) {
+        match self.c().sec_map[sec as usize] {
+            NONE => (0, false),
+            sb => match (FIRST_HOST_MAIN_HEAD..self.heads.len()).find(|&h| self.heads[h].sb == Some(SuperblockId(sb))) {
+                Some(h) => (self.heads[h].next, true),
+                None => (self.sps, false),
+            },
+        }
+    }
+
+    fn active_zones(&self) -> u32 {
+        self.heads[FIRST_HOST_MAIN_HEAD..].iter().filter(|h| h.sb.is_some()).count() as u32
+    }
+
+    /// ZNS rules for a write of `nlb` blocks at `slba` (Success for non-zoned LBAs).
+    pub(super) fn zone_write_check(&self, slba: Lpn, nlb: u32) -> Result<(), Status> {
+        if !self.zoned() || !self.coupled_main(slba) {
+            return Ok(());
+        }
+        let (sec, off) = self.c().section_of(slba, self.sps);
+        let (wp, active) = self.zone_wp(sec);
+        if wp == self.sps {
+            return Err(Status::ZoneFull);
+        }
+        if off != wp || off + nlb > self.sps {
+            return Err(Status::ZoneInvalidWrite);
+        }
+        if !active && self.active_zones() >= self.c().cfg.max_active_zones {
+            return Err(Status::TooManyActiveZones);
+        }
+        Ok(())
+    }
+
+    /// Zone Append: where `nlb` blocks appended to the zone at `zslba` land.
+    pub(super) fn zone_append_target(&self, zslba: Lpn, nlb: u32) -> Result<Lpn, Status> {
+        if !self.zoned() || !self.coupled_main(zslba) || zslba.0 >= self.capacity {
+            return Err(Status::NotZoned);
+        }
+        let (sec, off) = self.c().section_of(zslba, self.sps);
+        if off != 0 || nlb == 0 {
+            return Err(Status::InvalidField);
+        }
+        let lba = Lpn(zslba.0 + self.zone_wp(sec).0 as u64);
+        self.zone_write_check(lba, nlb).map(|_| lba)
+    }
+
+    /// Reset Zone: drop its data, erase its superblock, write pointer to 0.
+    pub fn reset_zone(&mut self, at: SimTime, zslba: Lpn) -> Result<SimTime, Status> {
+        if !self.zoned() || !self.coupled_main(zslba) || zslba.0 >= self.capacity {
+            return Err(Status::NotZoned);
+        }
+        let (sec, off) = self.c().section_of(zslba, self.sps);
+        if off != 0 {
+            return Err(Status::InvalidField);
+        }
+        let start = at + SimDuration(self.timing.fw_write_ns);
+        let sb = self.c().sec_map[sec as usize];
+        if sb == NONE {
+            return Ok(start);
+        }
+        let sb = SuperblockId(sb);
+        if let Some(h) = (FIRST_HOST_MAIN_HEAD..self.heads.len()).find(|&h| self.heads[h].sb == Some(sb)) {
+            // Data still in the buffer for the filling unit is dropped with the zone.
+            let held = std::mem::take(&mut self.heads[h].buffered_slots);
+            if held > 0 {
+                self.buffer.release_at(start, held);
+            }
+            self.heads[h].sb = None;
+            self.pool.close(sb);
+        }
+        let first = self.layout.superblock_start(sb).0;
+        for p in first..first + self.sps as u64 {
+            if self.p2l[p as usize] != NO_OWNER {
+                self.p2l[p as usize] = NO_OWNER;
+                self.pool.remove_valid(sb);
+            }
+        }
+        let mut done = start;
+        for d in 0..self.geo.dies() {
+            done = done.max(self.timelines.erase(&self.timing, crate::nand::DieId(d), start));
+        }
+        self.store.erase_superblock(sb);
+        self.pool.release(sb);
+        self.stats.superblocks_erased += 1;
+        let c = self.cm();
+        c.sec_map[sec as usize] = NONE;
+        c.sb_sec[sb.0 as usize] = NONE;
+        c.sb_kind[sb.0 as usize] = BlockKind::Meta;
+        c.stats.zone_resets += 1;
+        Ok(done)
+    }
+
+    /// ZNS: the only GC victims are full page-mapped (metadata) superblocks.
+    pub(super) fn zoned_victim(&self) -> Option<SuperblockId> {
+        let c = self.c();
+        self.pool
+            .full()
+            .filter(|(id, i)| c.sb_kind[id.0 as usize] == BlockKind::Meta && c.sb_sec[id.0 as usize] == NONE && i.valid_slots < self.sps)
+            .min_by_key(|(id, i)| (i.valid_slots, id.0))
+            .map(|(id, _)| id)
     }
 
     /// Coupled-mode invariants for the checker: every mapped section's block
