@@ -9,9 +9,10 @@ use crate::nand::Geometry;
 use crate::sim::{SimDuration, SimRng, SimTime};
 
 /// 128 MiB device, 4 MiB superblocks (2 segments), 15% spare.
-const CAPACITY_BLOCKS: u64 = 128 << 8;
+pub(super) const CAPACITY_BLOCKS: u64 = 128 << 8;
 
-fn d2fs(vop_regular: f64, track: bool, batch: usize) -> F2fs<Ssd> {
+/// 4 dies x 256 pages of 4 KiB: 4 MiB superblocks, 15% spare.
+pub(super) fn geometry(capacity_blocks: u64) -> Geometry {
     let mut geometry = Geometry {
         channels: 2,
         chips_per_channel: 2,
@@ -21,7 +22,12 @@ fn d2fs(vop_regular: f64, track: bool, batch: usize) -> F2fs<Ssd> {
         pages_per_block: 256,
         page_bytes: 4096,
     };
-    geometry.blocks_per_plane = crate::nand::blocks_for_capacity(&geometry, CAPACITY_BLOCKS * 4096, 0.15);
+    geometry.blocks_per_plane = crate::nand::blocks_for_capacity(&geometry, capacity_blocks * 4096, 0.15);
+    geometry
+}
+
+fn d2fs(vop_regular: f64, track: bool, batch: usize) -> F2fs<Ssd> {
+    let geometry = geometry(CAPACITY_BLOCKS);
     let sb = geometry.slots_per_superblock() as u64;
     let segs = (sb / 512) as u32;
     let (regular, gc) = D2fsConfig::partition(CAPACITY_BLOCKS, sb, vop_regular);
@@ -49,10 +55,20 @@ fn d2fs(vop_regular: f64, track: bool, batch: usize) -> F2fs<Ssd> {
 /// The paper's FIO shape (§8.1) in miniature: one file of 70% of the
 /// capacity, then 4 KiB random overwrites (direct and buffered), with reads,
 /// fsyncs and idle ticks; every block is read back at the end.
-fn fio_like(seed: u64, mut fs: F2fs<Ssd>, ops: usize, mut hook: impl FnMut(&mut F2fs<Ssd>, SimTime, usize)) -> F2fs<Ssd> {
+pub(super) fn fio_like(seed: u64, fs: F2fs<Ssd>, ops: usize, hook: impl FnMut(&mut F2fs<Ssd>, SimTime, usize)) -> F2fs<Ssd> {
+    fio_like_sized(seed, fs, CAPACITY_BLOCKS * 7 / 10, ops, hook)
+}
+
+/// `fio_like` with a file of `size` blocks.
+pub(super) fn fio_like_sized(
+    seed: u64,
+    mut fs: F2fs<Ssd>,
+    size: u64,
+    ops: usize,
+    mut hook: impl FnMut(&mut F2fs<Ssd>, SimTime, usize),
+) -> F2fs<Ssd> {
     let mut rng = SimRng::new(seed);
     let (ino, mut t) = fs.create(SimTime::ZERO).unwrap();
-    let size = CAPACITY_BLOCKS * 7 / 10;
     let tag = |n: u64, off: u64| crate::oracle::DataTag(n).block(off);
     for off in (0..size).step_by(256) {
         let n = 256.min(size - off);

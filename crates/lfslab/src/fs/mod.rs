@@ -18,3 +18,5 @@ pub use recovery::{CrashReport, Redo};
 mod f2fs_tests;
 #[cfg(test)]
 mod d2fs_tests;
+#[cfg(test)]
+mod zoned_tests;
