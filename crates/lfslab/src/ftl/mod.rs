@@ -5,6 +5,7 @@
 mod activity;
 mod block_pool;
 mod config;
+pub mod interval_mapping;
 mod mapping;
 pub mod migration;
 pub mod mapping_checker;
