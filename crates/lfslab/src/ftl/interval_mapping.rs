@@ -136,10 +136,6 @@ impl IntervalMapping {
         self.peak_bytes = self.peak_bytes.max(self.bytes);
     }
 
-    /// Firmware time spent compacting since the last call (the device stalls for it).
-    pub fn take_pending_work_ns(&mut self) -> u64 {
-        std::mem::take(&mut self.pending_ns)
-    }
 }
 
 impl Mapping for IntervalMapping {
@@ -213,11 +209,30 @@ impl Mapping for IntervalMapping {
     fn memory_bytes(&self) -> u64 {
         self.bytes
     }
+
+    fn take_pending_work_ns(&mut self) -> u64 {
+        std::mem::take(&mut self.pending_ns)
+    }
+
+    fn for_each_mapped(&self, f: &mut dyn FnMut(Lpn, Ppn)) {
+        for (&(area, zone), nodes) in &self.zones {
+            for (&n, node) in nodes {
+                let seg_start = (area as u64) << AREA_SHIFT | (zone * NODES_PER_ZONE + n as u64) * SEG as u64;
+                for w in 0..SEG {
+                    let p = node.get(w);
+                    if p != UNMAPPED {
+                        f(Lpn(seg_start + w as u64), Ppn(p as u64));
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ftl::Mapping;
     use proptest::prelude::*;
 
     fn recount(m: &IntervalMapping) -> u64 {

@@ -16,4 +16,17 @@ pub trait Mapping {
     fn prefetch(&self, _lpn: Lpn) {}
     /// Bytes the scheme needs in device DRAM, as its entry size dictates.
     fn memory_bytes(&self) -> u64;
+    /// Every mapped entry, in logical order (for the consistency checker).
+    fn for_each_mapped(&self, f: &mut dyn FnMut(Lpn, Ppn)) {
+        for l in 0..self.logical_pages() {
+            if let Some(p) = self.get(Lpn(l)) {
+                f(Lpn(l), p);
+            }
+        }
+    }
+    /// Firmware time spent reorganising the table since the last call
+    /// (Interval Mapping's compaction); the device serves nothing meanwhile.
+    fn take_pending_work_ns(&mut self) -> u64 {
+        0
+    }
 }

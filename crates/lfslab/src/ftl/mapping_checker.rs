@@ -15,17 +15,19 @@ pub fn check(ssd: &Ssd) -> Result<(), String> {
     let layout = crate::nand::Layout::new(geo);
     let map = ssd.mapping();
     let mut mapped = 0u64;
-    for l in 0..map.logical_pages() {
-        let lpn = Lpn(l);
-        if let Some(ppn) = map.get(lpn) {
-            mapped += 1;
+    let mut err = None;
+    map.for_each_mapped(&mut |lpn, ppn| {
+        mapped += 1;
+        if err.is_none() {
             if ssd.p2l_owner(ppn) != Some(lpn) {
-                return Err(format!("{lpn} maps to {ppn} whose owner is {:?}", ssd.p2l_owner(ppn)));
-            }
-            if ssd.store().read(ppn).is_none() {
-                return Err(format!("{lpn} maps to erased {ppn}"));
+                err = Some(format!("{lpn} maps to {ppn} whose owner is {:?}", ssd.p2l_owner(ppn)));
+            } else if ssd.store().read(ppn).is_none() {
+                err = Some(format!("{lpn} maps to erased {ppn}"));
             }
         }
+    });
+    if let Some(e) = err {
+        return Err(e);
     }
     let sps = geo.slots_per_superblock() as u64;
     let mut owned_total = 0u64;

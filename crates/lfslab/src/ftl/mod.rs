@@ -30,3 +30,5 @@ mod ssd_tests;
 mod coupled_tests;
 #[cfg(test)]
 mod zns_tests;
+#[cfg(test)]
+mod interval_tests;

@@ -21,6 +21,7 @@ use super::activity::ActivityLog;
 use super::block_pool::BlockPool;
 use super::config::{ConfigError, SsdConfig};
 use super::mapping::Mapping;
+use super::interval_mapping::{IntervalConfig, IntervalMapping};
 use super::page_mapping::PageMapping;
 use super::stats::FtlStats;
 use super::victim::{self, VictimPolicy};
@@ -79,6 +80,12 @@ pub struct Ssd {
     capacity: u64,
     /// D2FS block-associative mapping and Coupled GC, when enabled.
     coupled: Option<Box<coupled::Coupled>>,
+    /// The FTL is busy reorganising its mapping (Interval Mapping compaction)
+    /// until then; commands wait (d2fs.txt §8.3 on IPLFS).
+    fw_busy_until: SimTime,
+    /// Mapping memory sampled once per simulated second (Interval Mapping).
+    memory_series: Vec<(SimTime, u64)>,
+    interval: bool,
 }
 
 impl Ssd {
@@ -91,7 +98,13 @@ impl Ssd {
             timing: config.timing.clone(),
             timelines: Timelines::new(&geo),
             store: FlashStore::new(&geo),
-            mapping: Box::new(PageMapping::new(config.logical_pages)),
+            mapping: match config.ftl.mapping.as_str() {
+                "interval" | "interval-no-compaction" => Box::new(IntervalMapping::new(
+                    config.logical_pages,
+                    IntervalConfig { compaction: config.ftl.mapping == "interval", ..IntervalConfig::default() },
+                )),
+                _ => Box::new(PageMapping::new(config.logical_pages)),
+            },
             p2l: vec![NO_OWNER; geo.total_slots() as usize],
             pool: BlockPool::new(geo.superblocks(), geo.slots_per_superblock()),
             heads,
@@ -105,6 +118,9 @@ impl Ssd {
             activity: None,
             capacity: config.logical_pages,
             coupled: None,
+            fw_busy_until: SimTime::ZERO,
+            memory_series: Vec::new(),
+            interval: config.ftl.mapping.starts_with("interval"),
             geo,
             config,
         })
@@ -166,6 +182,34 @@ impl Ssd {
         self.activity.take()
     }
 
+    /// When the FTL can start on a command arriving at `at`.
+    fn fw_start(&self, at: SimTime) -> SimTime {
+        at.max(self.fw_busy_until)
+    }
+
+    /// A command finished its work at `done`: add any table reorganisation
+    /// it triggered (the FTL serves nothing meanwhile), sample the memory.
+    fn fw_end(&mut self, done: SimTime) -> SimTime {
+        let w = self.mapping.take_pending_work_ns();
+        let done = if w > 0 {
+            self.stats.mapping_stall_ns += w;
+            let end = done.max(self.fw_busy_until) + SimDuration(w);
+            self.fw_busy_until = end;
+            end
+        } else {
+            done
+        };
+        if self.interval && self.memory_series.last().is_none_or(|&(t, _)| done.saturating_since(t).ns() >= 1_000_000_000) {
+            self.memory_series.push((done, self.mapping.memory_bytes()));
+        }
+        done
+    }
+
+    /// Mapping memory over time (Interval Mapping only; empty otherwise).
+    pub fn mapping_memory_series(&self) -> &[(SimTime, u64)] {
+        &self.memory_series
+    }
+
     /// Drain the submission queue, posting each completion.
     pub fn service(&mut self, qp: &mut QueuePair, data: &mut Vec<Option<Fingerprint>>) {
         while let Some((at, cmd)) = qp.fetch() {
@@ -179,6 +223,7 @@ impl Ssd {
     pub fn execute(&mut self, at: SimTime, cmd: &Command, data: &mut Vec<Option<Fingerprint>>) -> Completion {
         data.clear();
         let mut assigned = None;
+        let at = self.fw_start(at);
         let (status, done) = match cmd.op {
             Opcode::Read { slba, nlb } => match self.check_range(slba, nlb) {
                 Ok(()) => (Status::Success, self.read(at, slba, nlb, data)),
@@ -205,6 +250,7 @@ impl Ssd {
             },
             Opcode::Flush => (Status::Success, self.flush_inner(at)),
         };
+        let done = self.fw_end(done);
         let upcall = self.note_completion(done);
         Completion { id: cmd.id, status, flags: CompletionFlags(if upcall { CompletionFlags::UPCALL } else { 0 }), at: done, assigned }
     }
@@ -236,14 +282,16 @@ impl Ssd {
 
     /// Read `nlb` blocks (caller checks the range); see `execute` for NVMe commands.
     pub fn read_blocks(&mut self, at: SimTime, slba: Lpn, nlb: u32, data: &mut Vec<Option<Fingerprint>>) -> SimTime {
-        let done = self.read(at, slba, nlb, data);
+        let done = self.read(self.fw_start(at), slba, nlb, data);
+        let done = self.fw_end(done);
         self.note_completion(done);
         done
     }
 
     /// Deallocate `nlb` blocks (caller checks the range).
     pub fn discard_blocks(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime {
-        let done = self.discard(at, slba, nlb);
+        let done = self.discard(self.fw_start(at), slba, nlb);
+        let done = self.fw_end(done);
         self.note_completion(done);
         done
     }
@@ -311,7 +359,8 @@ impl Ssd {
         stream: u8,
         content: impl Fn(u64) -> Fingerprint,
     ) -> SimTime {
-        let done = self.write_inner(at, slba, nlb, stream, content);
+        let done = self.write_inner(self.fw_start(at), slba, nlb, stream, content);
+        let done = self.fw_end(done);
         self.note_completion(done);
         done
     }

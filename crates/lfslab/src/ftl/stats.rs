@@ -21,6 +21,8 @@ pub struct FtlStats {
     pub superblocks_erased: u64,
     pub buffer_full_waits: u64,
     pub flush_count: u64,
+    /// Time the FTL spent reorganising its mapping (Interval Mapping compaction).
+    pub mapping_stall_ns: u64,
 }
 
 impl FtlStats {
@@ -55,6 +57,7 @@ impl FtlStats {
             superblocks_erased: self.superblocks_erased - earlier.superblocks_erased,
             buffer_full_waits: self.buffer_full_waits - earlier.buffer_full_waits,
             flush_count: self.flush_count - earlier.flush_count,
+            mapping_stall_ns: self.mapping_stall_ns - earlier.mapping_stall_ns,
         }
     }
 }

@@ -1,0 +1,88 @@
+//! Interval Mapping under an IPLFS-like host (iplfs.txt, evaluation of
+//! map-node compaction): a file is overwritten at random, every new version
+//! is appended at the head of a log that never wraps, and the old block is
+//! discarded. Without compaction the mapping tree keeps whole regions for
+//! segments that hold a few live blocks and grows as the log ages; with
+//! compaction it stays near what the live blocks need.
+
+use super::*;
+use crate::nand::{Geometry, Lpn, Preset};
+use crate::oracle::DataTag;
+use crate::sim::{SimRng, SimTime};
+
+const FILE_BLOCKS: u64 = 8 << 8; // 8 MiB of live data
+
+fn device(mapping: &str) -> Ssd {
+    let mut geometry = Geometry {
+        channels: 2,
+        chips_per_channel: 2,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 0,
+        pages_per_block: 64,
+        page_bytes: 4096,
+    };
+    let logical = 16 << 8;
+    geometry.blocks_per_plane = crate::nand::blocks_for_capacity(&geometry, logical * 4096, 0.25);
+    let mut cfg = super::ssd_tests::tiny("greedy", 1);
+    cfg.geometry = geometry;
+    cfg.timing = Preset::Femu.timing();
+    // The logical partition: area 2 of a 32-bit block space, far beyond the flash.
+    cfg.logical_pages = u32::MAX as u64 - 1;
+    cfg.ftl.mapping = mapping.into();
+    cfg.ftl.write_buffer_slots = 64;
+    Ssd::new(cfg).unwrap()
+}
+
+/// Returns the mapping memory after each pass of `FILE_BLOCKS` overwrites.
+fn age(mapping: &str, passes: usize) -> (Vec<u64>, Ssd) {
+    let mut ssd = device(mapping);
+    let base = 2u64 << super::interval_mapping::AREA_SHIFT;
+    let mut head = base;
+    let mut at = vec![0u64; FILE_BLOCKS as usize];
+    let mut t = SimTime::ZERO;
+    let mut rng = SimRng::new(11);
+    let mut tag = 1;
+    let mut write = |ssd: &mut Ssd, b: usize, t: SimTime, head: &mut u64, tag: &mut u64| {
+        let old = std::mem::replace(&mut at[b], *head);
+        *tag += 1;
+        let fp = DataTag(*tag).block(0);
+        let t = ssd.write(t, Lpn(*head), 1, 0, |_| fp);
+        *head += 1;
+        if old != 0 {
+            ssd.discard_blocks(t, Lpn(old), 1);
+        }
+        t
+    };
+    for b in 0..FILE_BLOCKS as usize {
+        t = write(&mut ssd, b, t, &mut head, &mut tag);
+    }
+    let mut sizes = vec![ssd.mapping_memory_bytes()];
+    for _ in 0..passes {
+        for _ in 0..FILE_BLOCKS {
+            let b = rng.below(FILE_BLOCKS) as usize;
+            t = write(&mut ssd, b, t, &mut head, &mut tag);
+        }
+        sizes.push(ssd.mapping_memory_bytes());
+    }
+    mapping_checker::check(&ssd).unwrap();
+    (sizes, ssd)
+}
+
+#[test]
+fn compaction_keeps_the_tree_bounded_as_the_log_ages() {
+    let (without, _) = age("interval-no-compaction", 6);
+    let (with, ssd) = age("interval", 6);
+    let page_map = FILE_BLOCKS * 4;
+    // Without compaction the tree grows pass after pass.
+    assert!(without.windows(2).all(|w| w[1] >= w[0]), "{without:?}");
+    assert!(*without.last().unwrap() > 2 * without[0], "{without:?}");
+    // With compaction it levels off (iplfs.txt: ~40 MB with, >80 MB without).
+    let n = with.len();
+    assert!(with[n - 1] < with[n - 3] * 11 / 10, "still growing: {with:?}");
+    assert!(without[n - 1] > without[n - 3] * 12 / 10, "{without:?}");
+    assert!(with[n - 1] * 10 < without[n - 1] * 7, "{with:?} vs {without:?}");
+    assert!(with[n - 1] < 5 * page_map, "{with:?}");
+    assert!(ssd.stats().mapping_stall_ns > 0, "compaction occupied the FTL");
+    assert!(!ssd.mapping_memory_series().is_empty());
+}
