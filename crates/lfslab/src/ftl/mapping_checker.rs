@@ -8,7 +8,7 @@
 
 use super::block_pool::SbState;
 use super::ssd::Ssd;
-use crate::nand::{Lpn, Ppn, SuperblockId};
+use crate::nand::{Ppn, SuperblockId};
 
 pub fn check(ssd: &Ssd) -> Result<(), String> {
     let geo = ssd.geometry();
