@@ -80,6 +80,23 @@ fn legend(s: &mut String, names: &[&str]) {
     }
 }
 
+/// The plot frame and the y axis (0..y1) with grid lines.
+fn plot_area(s: &mut String, y1: f64) {
+    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
+    let _ = write!(s, r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>"##);
+    for t in ticks(0.0, y1, 5) {
+        let y = TOP + ph - t / y1 * ph;
+        let _ = write!(
+            s,
+            r##"<line x1="{LEFT}" y1="{y}" x2="{}" y2="{y}" stroke="#eee"/><text x="{}" y="{}" text-anchor="end">{}</text>"##,
+            LEFT + pw,
+            LEFT - 4.0,
+            y + 4.0,
+            fmt_tick(t)
+        );
+    }
+}
+
 /// A line chart; `log_x` plots x on a log10 axis (x must be > 0).
 pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[(&str, Vec<(f64, f64)>)], log_x: bool) -> String {
     let mut s = String::new();
@@ -102,18 +119,7 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[(&str, Ve
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let px = |x: f64| LEFT + (tx(x) - x0) / (x1 - x0) * pw;
     let py = |y: f64| TOP + ph - y / y1 * ph;
-    let _ = write!(s, r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>"##);
-    for t in ticks(0.0, y1, 5) {
-        let y = py(t);
-        let _ = write!(
-            s,
-            r##"<line x1="{LEFT}" y1="{y}" x2="{}" y2="{y}" stroke="#eee"/><text x="{}" y="{}" text-anchor="end">{}</text>"##,
-            LEFT + pw,
-            LEFT - 4.0,
-            y + 4.0,
-            fmt_tick(t)
-        );
-    }
+    plot_area(&mut s, y1);
     let xt: Vec<f64> = if log_x { (x0.floor() as i32..=x1.ceil() as i32).map(|e| 10f64.powi(e)).collect() } else { ticks(x0, x1, 6) };
     for t in xt {
         let x = px(t);
@@ -153,18 +159,7 @@ pub fn bar_chart(title: &str, y_label: &str, categories: &[&str], series: &[(&st
     let y1 = if y1 <= 0.0 { 1.0 } else { y1 * 1.15 };
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let py = |y: f64| TOP + ph - y / y1 * ph;
-    let _ = write!(s, r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>"##);
-    for t in ticks(0.0, y1, 5) {
-        let y = py(t);
-        let _ = write!(
-            s,
-            r##"<line x1="{LEFT}" y1="{y}" x2="{}" y2="{y}" stroke="#eee"/><text x="{}" y="{}" text-anchor="end">{}</text>"##,
-            LEFT + pw,
-            LEFT - 4.0,
-            y + 4.0,
-            fmt_tick(t)
-        );
-    }
+    plot_area(&mut s, y1);
     let group_w = pw / categories.len().max(1) as f64;
     let bar_w = group_w * 0.7 / series.len().max(1) as f64;
     for (c, cat) in categories.iter().enumerate() {
