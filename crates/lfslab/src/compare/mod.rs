@@ -119,11 +119,16 @@ pub fn run(
 ) -> Result<Comparison, CompareError> {
     let mut runs = Vec::new();
     let mut used_seed = 0;
-    for (i, d) in designs.iter().enumerate() {
-        let mut s = scenario_for(workload, d, scale, base)?;
-        if let Some(seed) = seed {
-            s = s.with_seed(seed);
-        }
+    // Every design's scenario is checked before anything runs.
+    let mut scenarios = Vec::new();
+    for d in designs {
+        let s = scenario_for(workload, d, scale, base)?;
+        scenarios.push(match seed {
+            Some(seed) => s.with_seed(seed),
+            None => s,
+        });
+    }
+    for (i, (d, s)) in designs.iter().zip(scenarios).enumerate() {
         used_seed = s.seed;
         on_start(i, d, &s);
         let toml = s.to_toml();
