@@ -2,6 +2,7 @@
 //! other papers will be configurations and policies of this same code.
 
 mod config;
+mod chunked;
 mod f2fs;
 pub mod layout;
 pub mod node;

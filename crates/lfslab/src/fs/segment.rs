@@ -12,6 +12,7 @@
 //!   free section after a hint, as `get_new_segment` does;
 //! * segment mtime is the block-weighted mean (`update_segment_mtime`).
 
+use super::chunked::Chunked;
 use super::layout::{Layout, BLOCKS_PER_SEG};
 use crate::sim::SimTime;
 use serde::Serialize;
@@ -80,9 +81,15 @@ pub struct SectionView {
 
 pub struct SegmentManager {
     layout: Layout,
-    segs: Vec<SegEntry>,
-    sec_valid: Vec<u32>,
-    sec_state: Vec<SecState>,
+    // Chunked: memory only for the segments in use (IPLFS's partition is
+    // thousands of times the flash; F2FS's is touched everywhere anyway).
+    segs: Chunked<SegEntry>,
+    sec_valid: Chunked<u32>,
+    sec_state: Chunked<SecState>,
+    /// IPLFS: each log allocates only from its own area of this many sections
+    /// (log i from area i + 1 of the main area, iplfs.txt: top 3 LBA bits).
+    log_area_sections: Option<u32>,
+    log_hint: [u32; 6],
     free_count: u32,
     prefree: BTreeSet<u32>,
     cursegs: [Option<Curseg>; 6],
@@ -116,12 +123,14 @@ impl SegmentManager {
         let secs = layout.main_sections as usize;
         SegmentManager {
             layout: layout.clone(),
-            segs: vec![
-                SegEntry { valid: 0, map: [0; 8], ckpt_map: [0; 8], mtime_ns: 0, log: None };
-                layout.main_segments as usize
-            ],
-            sec_valid: vec![0; secs],
-            sec_state: vec![SecState::Free; secs],
+            segs: Chunked::new(
+                layout.main_segments as usize,
+                SegEntry { valid: 0, map: [0; 8], ckpt_map: [0; 8], mtime_ns: 0, log: None },
+            ),
+            sec_valid: Chunked::new(secs, 0),
+            sec_state: Chunked::new(secs, SecState::Free),
+            log_area_sections: None,
+            log_hint: [0; 6],
             free_count: secs as u32,
             prefree: BTreeSet::new(),
             cursegs: [None; 6],
@@ -147,8 +156,8 @@ impl SegmentManager {
     /// among `first..` (D2FS region utilisation, Fig. 11).
     pub fn region_usage(&self, first: u32) -> (u32, u32) {
         let f = first as usize;
-        let regular = self.sec_state[..f].iter().filter(|&&s| s != SecState::Free).count() as u32;
-        let gc = self.sec_valid[f..].iter().filter(|&&v| v > 0).count() as u32;
+        let regular = self.sec_state.iter_allocated().filter(|&(i, &s)| i < f && s != SecState::Free).count() as u32;
+        let gc = self.sec_valid.iter_allocated().filter(|&(i, &v)| i >= f && v > 0).count() as u32;
         (regular, gc)
     }
 
@@ -174,7 +183,7 @@ impl SegmentManager {
         self.prefree.len()
     }
     pub fn valid_blocks_total(&self) -> u64 {
-        self.sec_valid.iter().map(|&v| v as u64).sum()
+        self.sec_valid.iter_allocated().map(|(_, &v)| v as u64).sum()
     }
     pub fn curseg_mode(&self, log: LogType) -> Option<AllocMode> {
         self.cursegs[log.index()].map(|c| c.mode)
@@ -184,13 +193,28 @@ impl SegmentManager {
         self.cursegs.iter().flatten().any(|c| self.layout.sec_of_seg(c.segno) == secno)
     }
 
-    fn take_free_section(&mut self) -> Option<u32> {
-        let n = self.layout.main_sections;
-        (0..n).map(|i| (self.free_hint + i) % n).find(|&s| self.sec_state[s as usize] == SecState::Free).inspect(|&s| {
-            self.sec_state[s as usize] = SecState::InUse;
-            self.free_count -= 1;
-            self.free_hint = (s + 1) % n;
-        })
+    /// IPLFS: log `i` allocates sections only in area `i` of `sections` sections each.
+    pub fn set_log_areas(&mut self, sections: u32) {
+        assert!(6 * sections as u64 <= self.layout.main_sections as u64, "six log areas of {sections} sections do not fit");
+        self.log_area_sections = Some(sections);
+        for (i, h) in self.log_hint.iter_mut().enumerate() {
+            *h = i as u32 * sections;
+        }
+    }
+
+    fn take_free_section(&mut self, log: LogType) -> Option<u32> {
+        let (base, n, hint) = match self.log_area_sections {
+            Some(a) => (log.index() as u32 * a, a, self.log_hint[log.index()] - log.index() as u32 * a),
+            None => (0, self.layout.main_sections, self.free_hint),
+        };
+        let s = (0..n).map(|i| base + (hint + i) % n).find(|&s| self.sec_state[s as usize] == SecState::Free)?;
+        self.sec_state[s as usize] = SecState::InUse;
+        self.free_count -= 1;
+        match self.log_area_sections {
+            Some(_) => self.log_hint[log.index()] = base + (s - base + 1) % n,
+            None => self.free_hint = (s + 1) % n,
+        }
+        Some(s)
     }
 
     /// Open a new segment for `log`: the next segment of its section, or the
@@ -230,7 +254,7 @@ impl SegmentManager {
             .filter(|&s| self.segs[s as usize].valid == 0 && self.segs[s as usize].log.is_none());
         let segno = match next_in_sec {
             Some(s) => s,
-            None => self.take_free_section().ok_or(NoSpace)? * spsec,
+            None => self.take_free_section(log).ok_or(NoSpace)? * spsec,
         };
         self.segs[segno as usize].log = Some(log);
         self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Lfs });
@@ -241,7 +265,7 @@ impl SegmentManager {
     /// fewest blocks unusable (valid now or at the last checkpoint).
     fn ssr_victim(&self, log: LogType) -> Option<u32> {
         let mut best: Option<(u32, u32)> = None;
-        for (segno, e) in self.segs.iter().enumerate() {
+        for (segno, e) in self.segs.iter_allocated() {
             let Some(l) = e.log else { continue };
             if l.is_node() != log.is_node()
                 || self.cursegs.iter().flatten().any(|c| c.segno == segno as u32)
@@ -355,8 +379,8 @@ impl SegmentManager {
         (0..self.layout.main_sections)
             .filter(|&s| self.sec_state[s as usize] == SecState::InUse && !self.sec_is_current(s))
             .map(|s| {
-                let segs = &self.segs[s as usize * spsec..(s as usize + 1) * spsec];
-                let mtime_ns = segs.iter().map(|e| e.mtime_ns as u128).sum::<u128>() / spsec as u128;
+                let mtime_ns = (s as usize * spsec..(s as usize + 1) * spsec).map(|i| self.segs[i].mtime_ns as u128).sum::<u128>()
+                    / spsec as u128;
                 SectionView { secno: s, valid_blocks: self.sec_valid[s as usize], mtime_ns: mtime_ns as u64 }
             })
             .collect()
@@ -378,7 +402,8 @@ impl SegmentManager {
             debug_assert_eq!(self.sec_valid[s as usize], 0);
             self.sec_state[s as usize] = SecState::Free;
             self.free_count += 1;
-            for e in &mut self.segs[s as usize * spsec..(s as usize + 1) * spsec] {
+            for i in s as usize * spsec..(s as usize + 1) * spsec {
+                let e = &mut self.segs[i];
                 e.log = None;
                 e.mtime_ns = 0;
             }
@@ -396,15 +421,16 @@ impl SegmentManager {
     /// the free count matches the states.
     pub fn check(&self) -> Result<(), String> {
         let spsec = self.layout.segs_per_sec as usize;
-        for s in 0..self.layout.main_sections as usize {
-            let sum: u32 = self.segs[s * spsec..(s + 1) * spsec]
-                .iter()
-                .map(|e| {
-                    let pop: u32 = e.map.iter().map(|w| w.count_ones()).sum();
-                    assert_eq!(pop, e.valid as u32, "segment bitmap and count disagree");
-                    pop
-                })
-                .sum();
+        let mut sums = std::collections::BTreeMap::new();
+        for (segno, e) in self.segs.iter_allocated() {
+            let pop: u32 = e.map.iter().map(|w| w.count_ones()).sum();
+            assert_eq!(pop, e.valid as u32, "segment bitmap and count disagree");
+            *sums.entry(segno / spsec).or_insert(0u32) += pop;
+        }
+        let secs: std::collections::BTreeSet<usize> =
+            self.sec_valid.iter_allocated().map(|(i, _)| i).chain(self.sec_state.iter_allocated().map(|(i, _)| i)).chain(sums.keys().copied()).collect();
+        for s in secs {
+            let sum = sums.get(&s).copied().unwrap_or(0);
             if sum != self.sec_valid[s] {
                 return Err(format!("section {s}: bitmaps hold {sum} valid blocks, count says {}", self.sec_valid[s]));
             }
@@ -412,7 +438,8 @@ impl SegmentManager {
                 return Err(format!("free section {s} holds {sum} valid blocks"));
             }
         }
-        let free = self.sec_state.iter().filter(|&&s| s == SecState::Free).count() as u32;
+        let not_free = self.sec_state.iter_allocated().filter(|&(_, &s)| s != SecState::Free).count() as u32;
+        let free = self.layout.main_sections - not_free;
         if free != self.free_count {
             return Err(format!("{free} free sections but count says {}", self.free_count));
         }
