@@ -23,8 +23,10 @@ impl<T: Clone> Chunked<T> {
     /// Indices and values of the allocated chunks, in index order (untouched
     /// indices hold the default and are skipped).
     pub fn iter_allocated(&self) -> impl Iterator<Item = (usize, &T)> + '_ {
+        let len = self.len;
         self.chunks.iter().enumerate().filter_map(|(c, ch)| ch.as_ref().map(|ch| (c, ch))).flat_map(move |(c, ch)| {
-            ch.iter().enumerate().map(move |(i, v)| (c * CHUNK + i, v)).filter(move |(i, _)| *i < self.len)
+            let base = c * CHUNK;
+            ch[..CHUNK.min(len - base)].iter().enumerate().map(move |(i, v)| (base + i, v))
         })
     }
 
@@ -39,7 +41,7 @@ impl<T: Clone> Index<usize> for Chunked<T> {
     type Output = T;
     #[inline]
     fn index(&self, i: usize) -> &T {
-        assert!(i < self.len, "index {i} beyond {}", self.len);
+        debug_assert!(i < self.len, "index {i} beyond {}", self.len);
         match &self.chunks[i >> CHUNK_BITS] {
             Some(c) => &c[i & (CHUNK - 1)],
             None => &self.default,
@@ -50,7 +52,7 @@ impl<T: Clone> Index<usize> for Chunked<T> {
 impl<T: Clone> IndexMut<usize> for Chunked<T> {
     #[inline]
     fn index_mut(&mut self, i: usize) -> &mut T {
-        assert!(i < self.len, "index {i} beyond {}", self.len);
+        debug_assert!(i < self.len, "index {i} beyond {}", self.len);
         let d = &self.default;
         let c = self.chunks[i >> CHUNK_BITS].get_or_insert_with(|| vec![d.clone(); CHUNK].into_boxed_slice());
         &mut c[i & (CHUNK - 1)]

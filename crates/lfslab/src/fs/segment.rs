@@ -90,6 +90,8 @@ pub struct SegmentManager {
     /// (log i from area i + 1 of the main area, iplfs.txt: top 3 LBA bits).
     log_area_sections: Option<u32>,
     log_hint: [u32; 6],
+    /// Sum of the sections' valid counts (read on every write by the IPU policy).
+    valid_total: u64,
     free_count: u32,
     prefree: BTreeSet<u32>,
     cursegs: [Option<Curseg>; 6],
@@ -131,6 +133,7 @@ impl SegmentManager {
             sec_state: Chunked::new(secs, SecState::Free),
             log_area_sections: None,
             log_hint: [0; 6],
+            valid_total: 0,
             free_count: secs as u32,
             prefree: BTreeSet::new(),
             cursegs: [None; 6],
@@ -183,7 +186,7 @@ impl SegmentManager {
         self.prefree.len()
     }
     pub fn valid_blocks_total(&self) -> u64 {
-        self.sec_valid.iter_allocated().map(|(_, &v)| v as u64).sum()
+        self.valid_total
     }
     pub fn curseg_mode(&self, log: LogType) -> Option<AllocMode> {
         self.cursegs[log.index()].map(|c| c.mode)
@@ -327,6 +330,7 @@ impl SegmentManager {
         e.valid += 1;
         let sec = self.layout.sec_of_seg(segno) as usize;
         self.sec_valid[sec] += 1;
+        self.valid_total += 1;
         if self.sec_state[sec] == SecState::Prefree {
             // SSR can reuse a prefree section's checkpoint-invalid blocks.
             self.prefree.remove(&(sec as u32));
@@ -344,6 +348,7 @@ impl SegmentManager {
         e.valid -= 1;
         let sec = self.layout.sec_of_seg(segno);
         self.sec_valid[sec as usize] -= 1;
+        self.valid_total -= 1;
         self.mark_dirty(segno);
         self.release_if_dead(sec);
     }
@@ -437,6 +442,10 @@ impl SegmentManager {
             if self.sec_state[s] == SecState::Free && sum != 0 {
                 return Err(format!("free section {s} holds {sum} valid blocks"));
             }
+        }
+        let total: u64 = self.sec_valid.iter_allocated().map(|(_, &v)| v as u64).sum();
+        if total != self.valid_total {
+            return Err(format!("sections hold {total} valid blocks, running total says {}", self.valid_total));
         }
         let not_free = self.sec_state.iter_allocated().filter(|&(_, &s)| s != SecState::Free).count() as u32;
         let free = self.layout.main_sections - not_free;
