@@ -226,6 +226,12 @@ impl Run {
                 None => s.ssd.ftl.mapping.clone(),
             },
             mapping_memory_bytes: self.ssd().mapping_memory_bytes(),
+            mapping_memory_series: self
+                .ssd()
+                .mapping_memory_series()
+                .iter()
+                .map(|&(t, b)| ((t.saturating_since(SimTime::ZERO).as_secs_f64() * 1000.0).round() / 1000.0, b))
+                .collect(),
         };
         let jobs = outcome
             .jobs
@@ -269,13 +275,24 @@ impl Run {
                 };
                 (
                     Some(FsReport {
-                        kind: if fs.is_d2fs() { "d2fs" } else if cfg.zoned { "zf2fs" } else { "f2fs" }.into(),
+                        kind: if fs.is_d2fs() {
+                            "d2fs"
+                        } else if cfg.zoned {
+                            "zf2fs"
+                        } else if fs.iplfs() {
+                            "iplfs"
+                        } else {
+                            "f2fs"
+                        }
+                        .into(),
                         mode: enum_name(&cfg.mode),
                         ipu_policy: enum_name(&cfg.ipu_policy),
                         discard: if fs.is_d2fs() {
                             "on-invalidate".into()
                         } else if cfg.zoned {
                             "zone-reset".into()
+                        } else if fs.iplfs() {
+                            "checkpoint".into()
                         } else {
                             enum_name(&cfg.discard)
                         },

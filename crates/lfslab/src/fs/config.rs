@@ -127,6 +127,9 @@ pub struct FsConfig {
     /// freed by a checkpoint is reset instead of discarded (F2FS
     /// `f2fs_clear_prefree_segments` -> `__f2fs_issue_discard_zone`).
     pub zoned: bool,
+    /// IPLFS mode: the partition is `Layout::iplfs`, sized for a device of
+    /// this many blocks; no FS GC; discards at checkpoint.
+    pub iplfs_device_blocks: Option<u64>,
 }
 
 impl Default for FsConfig {
@@ -149,6 +152,7 @@ impl Default for FsConfig {
             track_recovery: false,
             d2fs: None,
             zoned: false,
+            iplfs_device_blocks: None,
         }
     }
 }

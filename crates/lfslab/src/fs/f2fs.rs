@@ -26,6 +26,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 mod d2fs;
+mod iplfs;
 pub use d2fs::RegionSample;
 
 /// A file (inode number).
@@ -86,6 +87,8 @@ pub struct FsStats {
     pub immediate_discard_blocks: u64,
     /// Zoned F2FS: zones reset (sections freed by checkpoints).
     pub zone_resets: u64,
+    /// IPLFS: discard commands logged in checkpoint packs (redone after a crash).
+    pub discard_log_entries: u64,
 }
 
 macro_rules! fs_stats_since {
@@ -100,7 +103,7 @@ impl FsStats {
             gc_moved_node_blocks, gc_time_ns, fg_gc_stall_ns, checkpoints, checkpoint_time_ns, discard_cmds,
             discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space, gc_futile,
             upcalls_handled, records_applied, records_skipped, upcall_handler_ns, free_section_faults, fault_stall_ns,
-            immediate_discard_blocks, zone_resets)
+            immediate_discard_blocks, zone_resets, discard_log_entries)
     }
 
     /// FS write amplification: blocks the FS wrote / blocks applications wrote.
@@ -181,7 +184,7 @@ pub struct F2fs<D: BlockDevice> {
     dentry_blk: Option<u64>,
     dentry_dirty: bool,
     /// SSA in memory: per main block, (owner nid << 32 | ofs in node or NODE_OFS).
-    owner: Vec<u64>,
+    owner: super::chunked::Chunked<u64>,
     stats: FsStats,
     oracle: OracleStats,
     gc_lock: SimMutex,
@@ -198,6 +201,9 @@ pub struct F2fs<D: BlockDevice> {
     recovery: Option<super::recovery::RecoveryLog>,
     /// D2FS mode state (GC region, upcall handler, discards).
     d2fs: Option<d2fs::D2fsState>,
+    /// IPLFS: per-section bitmaps of blocks invalidated since the checkpoint.
+    iplfs_discards: std::collections::BTreeMap<u32, [u64; 8]>,
+    iplfs_pending: u64,
 }
 
 fn meta_fp(kind: u64, blk: u64, version: u64) -> Fingerprint {
@@ -207,7 +213,13 @@ fn meta_fp(kind: u64, blk: u64, version: u64) -> Fingerprint {
 impl<D: BlockDevice> F2fs<D> {
     /// mkfs + mount on `dev` using its whole capacity.
     pub fn format(dev: D, cfg: FsConfig) -> Result<Self, LayoutError> {
-        let mut layout = Layout::mkfs(dev.capacity_blocks(), cfg.segs_per_sec, cfg.overprovision_pct)?;
+        let mut layout = match cfg.iplfs_device_blocks {
+            Some(device) => Layout::iplfs(dev.capacity_blocks(), device)?,
+            None => Layout::mkfs(dev.capacity_blocks(), cfg.segs_per_sec, cfg.overprovision_pct)?,
+        };
+        if cfg.iplfs_device_blocks.is_some() && (cfg.mode != FsMode::Lfs || cfg.bg_gc || cfg.segs_per_sec != 1) {
+            return Err(LayoutError("iplfs appends only (fs.mode = lfs), has no GC and one segment per section".into()));
+        }
         if cfg.zoned && (cfg.mode != FsMode::Lfs || cfg.discard != DiscardPolicy::Immediate) {
             return Err(LayoutError("zoned F2FS needs fs.mode = lfs (zones are written sequentially) and resets at checkpoint".into()));
         }
@@ -248,7 +260,7 @@ impl<D: BlockDevice> F2fs<D> {
             root,
             dentry_blk: None,
             dentry_dirty: true,
-            owner: vec![0; main_blocks],
+            owner: super::chunked::Chunked::new(main_blocks, 0),
             stats: FsStats::default(),
             oracle: OracleStats::default(),
             gc_lock: SimMutex::default(),
@@ -262,9 +274,15 @@ impl<D: BlockDevice> F2fs<D> {
             used_blocks: 0,
             recovery: cfg_track.then(super::recovery::RecoveryLog::default),
             d2fs: d2fs_state,
+            iplfs_discards: std::collections::BTreeMap::new(),
+            iplfs_pending: 0,
         };
         if let Some(d) = &fs.d2fs {
             fs.sm.reserve_device_region(d.gc_first_sec);
+        }
+        if fs.cfg.iplfs_device_blocks.is_some() {
+            // Log i appends in area i + 1 (iplfs.txt: top 3 LBA bits).
+            fs.sm.set_log_areas(((1u64 << 29) / fs.layout.blocks_per_sec()) as u32);
         }
         fs.checkpoint(SimTime::ZERO);
         fs.stats = FsStats::default();
@@ -415,6 +433,9 @@ impl<D: BlockDevice> F2fs<D> {
     /// SSA blocks of segments the logs have left since the last call.
     fn write_closed_summaries(&mut self, at: SimTime) -> SimTime {
         let closed = self.sm.take_closed_segments();
+        if self.iplfs() {
+            return at; // no SSA on disk
+        }
         let blks: Vec<u64> = closed.iter().map(|&s| self.layout.ssa_block_of(s)).collect();
         self.write_meta(at, &blks, 3)
     }
@@ -479,6 +500,7 @@ impl<D: BlockDevice> F2fs<D> {
         let t = self.checkpoint_locked(start);
         self.cp_rwsem.write_release(t);
         self.d2fs_after_checkpoint(t);
+        self.iplfs_after_checkpoint(t);
         t
     }
 
@@ -501,7 +523,7 @@ impl<D: BlockDevice> F2fs<D> {
         let keep = self.d2fs_sections_to_keep();
         let sit = self.sm.checkpoint(&keep);
         let freed = sit.freed;
-        if sit.dirty_entries > SIT_JOURNAL_ENTRIES {
+        if sit.dirty_entries > SIT_JOURNAL_ENTRIES && !self.iplfs() {
             let mut blks: Vec<u64> = sit
                 .dirty_blocks
                 .iter()
@@ -519,7 +541,7 @@ impl<D: BlockDevice> F2fs<D> {
         let sec_blocks = self.layout.blocks_per_sec() as u32;
         // D2FS discards blocks, never freed sections: a section discard would
         // follow migration records and kill the pages CGC moved out of it.
-        let freed = if self.d2fs.is_some() { Vec::new() } else { freed };
+        let freed = if self.d2fs.is_some() || self.iplfs() { Vec::new() } else { freed };
         for s in freed {
             let blk = self.layout.main_blkaddr + s as u64 * self.layout.blocks_per_sec();
             if !self.pending_discards.iter().any(|&(b, _)| b == blk) {
@@ -574,6 +596,10 @@ impl<D: BlockDevice> F2fs<D> {
     fn balance_fs(&mut self, now: SimTime) -> Result<SimTime, FsError> {
         if self.d2fs.is_some() {
             return self.d2fs_balance(now);
+        }
+        if self.iplfs() {
+            // Never cleans: the partition outlives the flash (iplfs.txt).
+            return Ok(self.iplfs_balance(now));
         }
         if !self.not_enough_free_secs() {
             return Ok(now);
@@ -724,7 +750,7 @@ impl<D: BlockDevice> F2fs<D> {
             self.d2fs_after_op(t);
             return Ok(t);
         }
-        if self.cfg.bg_gc && self.sm.free_sections() < self.layout.main_sections / 5 {
+        if self.cfg.bg_gc && !self.iplfs() && self.sm.free_sections() < self.layout.main_sections / 5 {
             let cands = self.sm.victim_candidates();
             if let Some(v) = CostBenefit.select(&cands, self.layout.blocks_per_sec()) {
                 let s = self.gc_lock.acquire(t);

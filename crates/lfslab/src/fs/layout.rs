@@ -160,6 +160,43 @@ impl Layout {
         })
     }
 
+    /// IPLFS (iplfs.txt): a logical partition of `blocks` (far beyond the
+    /// flash) split into areas by the top 3 address bits: area 0 holds the
+    /// superblock, checkpoint packs and the NAT (sized, as mkfs.f2fs would,
+    /// for the device's `device_blocks`: inodes are bounded by the flash);
+    /// there is no SIT or SSA on disk; areas 1..=6 hold the six logs. One
+    /// segment per section, no overprovisioning: nothing is ever cleaned.
+    pub fn iplfs(blocks: u64, device_blocks: u64) -> Result<Layout, LayoutError> {
+        const AREA: u64 = 1 << 29;
+        if blocks < 7 * AREA || blocks >= u32::MAX as u64 {
+            return Err(LayoutError(format!("iplfs partition of {blocks} blocks: must span seven 2^29-block areas below 2^32")));
+        }
+        let plain = Layout::mkfs(device_blocks, 1, None)?;
+        let spb = BLOCKS_PER_SEG as u64;
+        let cp_blkaddr = spb;
+        let nat_blkaddr = cp_blkaddr + 2 * spb;
+        let main_segments = ((blocks - AREA) / spb) as u32;
+        Ok(Layout {
+            blocks,
+            segs_per_sec: 1,
+            cp_blkaddr,
+            sit_blkaddr: nat_blkaddr,
+            sit_segments: 0,
+            nat_blkaddr,
+            nat_segments: plain.nat_segments,
+            ssa_blkaddr: nat_blkaddr + 2 * plain.nat_segments as u64 * spb,
+            ssa_segments: 0,
+            main_blkaddr: AREA,
+            main_segments,
+            main_sections: main_segments,
+            overprovision_pct: 0.0,
+            ovp_segments: 0,
+            reserved_segments: 0,
+            user_blocks: plain.user_blocks,
+            max_nid: plain.max_nid,
+        })
+    }
+
     pub fn blocks_per_sec(&self) -> u64 {
         BLOCKS_PER_SEG as u64 * self.segs_per_sec as u64
     }

@@ -49,6 +49,9 @@ pub struct DeviceReport {
     pub superblock_bytes: u64,
     pub mapping: String,
     pub mapping_memory_bytes: u64,
+    /// Interval Mapping: (simulated s since the run began, bytes), once per second.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mapping_memory_series: Vec<(f64, u64)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

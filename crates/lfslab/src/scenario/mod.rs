@@ -233,6 +233,7 @@ impl Scenario {
         }
 
         // ---- ftl
+        let mapping_set = r.ftl.mapping.is_some();
         let t = &mut r.ftl;
         let default_buffer_kib = 2 * geo.dies() as u64 * geo.slots_per_unit() as u64 * 4;
         let buffer_kib = *t.write_buffer_kib.get_or_insert(default_buffer_kib);
@@ -246,7 +247,7 @@ impl Scenario {
             write_buffer_slots: (buffer_kib / 4) as u32,
             streams: *t.streams.get_or_insert(1),
         };
-        let ssd = SsdConfig { geometry: geo, timing, logical_pages, ftl };
+        let mut ssd = SsdConfig { geometry: geo, timing, logical_pages, ftl };
         ssd.validate().map_err(|e| {
             if e.field == "device.op" {
                 // Name the value the user wrote, and what rounding made of it.
@@ -277,6 +278,22 @@ impl Scenario {
             None => None,
         };
 
+        // IPLFS runs on an Interval Mapping FTL exporting its whole partition.
+        if let Some(f) = fs.as_ref().filter(|f| f.config.iplfs_device_blocks.is_some()) {
+            if !ssd.ftl.mapping.starts_with("interval") {
+                if mapping_set {
+                    return Err(ScenarioError::invalid(
+                        "ftl.mapping",
+                        format!("{:?}", ssd.ftl.mapping),
+                        "iplfs needs an Interval Mapping FTL: interval or interval-no-compaction",
+                    ));
+                }
+                ssd.ftl.mapping = "interval".into();
+                r.ftl.mapping = Some("interval".into());
+            }
+            ssd.logical_pages = f.partition_blocks;
+        }
+
         // ---- jobs
         if r.jobs.is_empty() {
             return Err(ScenarioError::invalid("job", "[]", "at least one [[job]] table is required"));
@@ -284,7 +301,7 @@ impl Scenario {
         // Job sizes in % are of the partition; for D2FS, of the device
         // capacity (the virtual partition is not space one can fill).
         let device_bytes = match &fs {
-            Some(f) if f.coupled.is_some() => logical_pages * SLOT_BYTES,
+            Some(f) if f.coupled.is_some() || f.config.iplfs_device_blocks.is_some() => logical_pages * SLOT_BYTES,
             Some(f) => f.partition_blocks * SLOT_BYTES,
             None => logical_pages * SLOT_BYTES,
         };
@@ -382,11 +399,12 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
     }
     let dirty_expire_s = finite_in("host.dirty_expire_s", *host.dirty_expire_s.get_or_insert(30.0), 0.001, 1e6)?;
     let kind = f.kind.get_or_insert_with(|| "f2fs".into()).clone();
-    let (d2fs, zoned) = match kind.as_str() {
-        "f2fs" => (false, false),
-        "d2fs" => (true, false),
-        "zf2fs" => (false, true),
-        _ => return Err(ScenarioError::invalid("fs.kind", format!("{kind:?}"), "unknown filesystem; valid: f2fs, d2fs, zf2fs")),
+    let (d2fs, zoned, iplfs) = match kind.as_str() {
+        "f2fs" => (false, false, false),
+        "d2fs" => (true, false, false),
+        "zf2fs" => (false, true, false),
+        "iplfs" => (false, false, true),
+        _ => return Err(ScenarioError::invalid("fs.kind", format!("{kind:?}"), "unknown filesystem; valid: f2fs, d2fs, zf2fs, iplfs")),
     };
     if !zoned && f.max_active_zones.is_some() {
         return Err(ScenarioError::invalid("fs.max_active_zones", "(set)", "is a zoned option: set fs.kind = \"zf2fs\""));
@@ -401,6 +419,9 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
     } else if zoned {
         zf2fs_defaults(f, sb_blocks)?;
         device_blocks
+    } else if iplfs {
+        iplfs_defaults(f)?;
+        u32::MAX as u64 - 1
     } else {
         for (name, set) in [
             ("vop_regular", f.vop_regular.is_some()),
@@ -442,6 +463,8 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
         "on-invalidate" if d2fs => DiscardPolicy::Immediate,
         // Zoned F2FS resets each section a checkpoint frees.
         "zone-reset" if zoned => DiscardPolicy::Immediate,
+        // IPLFS discards what each checkpoint superseded (iplfs.txt).
+        "checkpoint" if iplfs => DiscardPolicy::Immediate,
         _ => {
             return Err(ScenarioError::invalid("fs.discard", format!("{discard_text:?}"), "valid: idle-batched, immediate, off"))
         }
@@ -475,10 +498,16 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
         track_recovery: false,
         d2fs: None,
         zoned,
+        iplfs_device_blocks: iplfs.then_some(device_blocks),
     };
     let mut config = config;
     // Validate the layout now so a bad partition is a scenario error, not a run failure.
-    let layout = crate::fs::Layout::mkfs(partition_blocks, segs_per_sec, f.overprovision_pct).map_err(|e| {
+    let layout = if iplfs {
+        crate::fs::Layout::iplfs(partition_blocks, device_blocks)
+    } else {
+        crate::fs::Layout::mkfs(partition_blocks, segs_per_sec, f.overprovision_pct)
+    };
+    let layout = layout.map_err(|e| {
         let msg = e.to_string();
         let field = if msg.starts_with("fs.") { msg.split(' ').next().unwrap_or("fs").to_string() } else { "fs.partition_gib".into() };
         ScenarioError::invalid(field, partition_gib, msg)
@@ -526,6 +555,34 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
         user_blocks,
         coupled,
     })
+}
+
+/// IPLFS defaults and checks (iplfs.txt): append-only logs in a partition
+/// of 2^32 - 2 blocks (lfslab's block addresses are 32-bit), one segment per
+/// section, no GC, discards at checkpoint.
+fn iplfs_defaults(f: &mut FsSection) -> Result<(), ScenarioError> {
+    for (name, ok) in [
+        ("segs_per_sec", f.segs_per_sec.is_none_or(|s| s == 1)),
+        ("partition_gib", f.partition_gib.is_none()),
+        ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
+        ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
+        ("bg_gc", f.bg_gc != Some(true)),
+        ("discard", f.discard.as_deref().is_none_or(|m| m == "checkpoint")),
+    ] {
+        if !ok {
+            return Err(ScenarioError::invalid(
+                format!("fs.{name}"),
+                "(set)",
+                "IPLFS sizes its own partition, appends only (mode = lfs, no IPU), has no GC and discards at checkpoint",
+            ));
+        }
+    }
+    f.segs_per_sec = Some(1);
+    f.mode = Some("lfs".into());
+    f.ipu_policy = Some("none".into());
+    f.bg_gc = Some(false);
+    f.discard = Some("checkpoint".into());
+    Ok(())
 }
 
 /// Zoned F2FS defaults and checks (d2fs.txt §8.1: 32 MiB zones, one per

@@ -116,6 +116,7 @@ impl<D: BlockDevice> F2fs<D> {
     pub(super) fn invalidate_host(&mut self, blk: u64) {
         let ckpt = self.d2fs.is_some() && self.sm.ckpt_valid(blk);
         self.sm.invalidate(blk);
+        self.iplfs_invalidated(blk);
         let sec = self.layout.sec_of_seg(self.layout.segno_of(blk));
         let dead = self.sm.section_valid(sec) == 0;
         if let Some(d) = &mut self.d2fs {
@@ -129,7 +130,7 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     /// Send discards for `blks` (merged into runs), not waiting for them.
-    fn discard_blocks(&mut self, at: SimTime, mut blks: Vec<u64>) {
+    pub(super) fn discard_blocks(&mut self, at: SimTime, mut blks: Vec<u64>) {
         blks.sort_unstable();
         let mut i = 0;
         while i < blks.len() {
