@@ -21,3 +21,5 @@ mod f2fs_tests;
 mod d2fs_tests;
 #[cfg(test)]
 mod zoned_tests;
+#[cfg(test)]
+mod iplfs_tests;
