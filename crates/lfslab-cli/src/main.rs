@@ -47,8 +47,8 @@ enum Command {
     /// an output directory with the resolved scenarios, JSON, CSV and an HTML
     /// report with plots.
     Compare {
-        /// Designs, comma-separated (f2fs, f2fs-lfs, zf2fs, d2fs).
-        #[arg(long, default_value = "f2fs,zf2fs,d2fs", value_delimiter = ',')]
+        /// Designs, comma-separated (f2fs, f2fs-lfs, zf2fs, iplfs, d2fs).
+        #[arg(long, default_value = "f2fs,zf2fs,iplfs,d2fs", value_delimiter = ',')]
         designs: Vec<String>,
         /// A built-in scenario or a scenario file; its [fs] table is replaced by each design's.
         #[arg(long, default_value = "fio-randwrite")]

@@ -64,6 +64,14 @@ fn d2fs_sustains_throughput_where_f2fs_collapses() {
     let (_, zs) = first_and_steady(&z);
     // (zF2FS vs F2FS depends on scale: 32 MiB sections are few at 4 GiB.)
     assert!(ds > 2.0 * zs, "steady IOPS: D2FS {ds}, zF2FS {zs}");
+    // IPLFS (§8.3): no FS GC either; D2FS a little ahead (paper: 15%), both far above F2FS.
+    let i = common::run(&scenario("kind = \"iplfs\"", 24));
+    let ifs = i.fs.as_ref().unwrap();
+    assert_eq!(i.oracle.mismatches_count, 0);
+    assert_eq!(ifs.counters.gc_fg_count + ifs.counters.gc_bg_count, 0);
+    let (_, is) = first_and_steady(&i);
+    assert!(is > 2.0 * fs && ds > is * 0.9, "steady IOPS: D2FS {ds}, IPLFS {is}, F2FS {fs}");
+    assert!(i.device.mapping_memory_bytes > f.device.mapping_memory_bytes, "interval mapping costs more than page mapping under random writes");
     // Fig. 11: the regular region peaks when CGC starts, then gives way to the GC region.
     let peak = d2.regions.iter().map(|s| s.regular_pct).fold(0.0, f64::max);
     let last = d2.regions.last().unwrap();
