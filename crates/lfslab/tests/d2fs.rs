@@ -90,8 +90,10 @@ fn small_regular_region_takes_free_section_faults() {
 }
 
 #[test]
-fn d2fs_runs_are_deterministic() {
-    let a = common::run(&scenario("kind = \"d2fs\"", 6)).to_json();
-    let b = common::run(&scenario("kind = \"d2fs\"", 6)).to_json();
-    assert_eq!(a, b);
+fn d2fs_zf2fs_and_iplfs_runs_are_deterministic() {
+    for kind in ["d2fs", "zf2fs", "iplfs"] {
+        let a = common::run(&scenario(&format!("kind = \"{kind}\""), 6)).to_json();
+        let b = common::run(&scenario(&format!("kind = \"{kind}\""), 6)).to_json();
+        assert_eq!(a, b, "{kind}");
+    }
 }
