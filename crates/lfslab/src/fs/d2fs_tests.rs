@@ -13,16 +13,21 @@ pub(super) const CAPACITY_BLOCKS: u64 = 128 << 8;
 
 /// 4 dies x 256 pages of 4 KiB: 4 MiB superblocks, 15% spare.
 pub(super) fn geometry(capacity_blocks: u64) -> Geometry {
+    small_geometry(256, capacity_blocks, 0.15)
+}
+
+/// 4 dies x `pages` pages of 4 KiB, sized for `capacity_blocks` plus `spare`.
+pub(crate) fn small_geometry(pages: u32, capacity_blocks: u64, spare: f64) -> Geometry {
     let mut geometry = Geometry {
         channels: 2,
         chips_per_channel: 2,
         dies_per_chip: 1,
         planes_per_die: 1,
         blocks_per_plane: 0,
-        pages_per_block: 256,
+        pages_per_block: pages,
         page_bytes: 4096,
     };
-    geometry.blocks_per_plane = crate::nand::blocks_for_capacity(&geometry, capacity_blocks * 4096, 0.15);
+    geometry.blocks_per_plane = crate::nand::blocks_for_capacity(&geometry, capacity_blocks * 4096, spare);
     geometry
 }
 

@@ -18,7 +18,7 @@ pub use recovery::{CrashReport, Redo};
 #[cfg(test)]
 mod f2fs_tests;
 #[cfg(test)]
-mod d2fs_tests;
+pub(crate) mod d2fs_tests;
 #[cfg(test)]
 mod zoned_tests;
 #[cfg(test)]

@@ -6,24 +6,14 @@
 //! compaction it stays near what the live blocks need.
 
 use super::*;
-use crate::nand::{Geometry, Lpn, Preset};
+use crate::nand::{Lpn, Preset};
 use crate::oracle::DataTag;
 use crate::sim::{SimRng, SimTime};
 
 const FILE_BLOCKS: u64 = 8 << 8; // 8 MiB of live data
 
 fn device(mapping: &str) -> Ssd {
-    let mut geometry = Geometry {
-        channels: 2,
-        chips_per_channel: 2,
-        dies_per_chip: 1,
-        planes_per_die: 1,
-        blocks_per_plane: 0,
-        pages_per_block: 64,
-        page_bytes: 4096,
-    };
-    let logical = 16 << 8;
-    geometry.blocks_per_plane = crate::nand::blocks_for_capacity(&geometry, logical * 4096, 0.25);
+    let geometry = crate::fs::d2fs_tests::small_geometry(64, 16 << 8, 0.25);
     let mut cfg = super::ssd_tests::tiny("greedy", 1);
     cfg.geometry = geometry;
     cfg.timing = Preset::Femu.timing();

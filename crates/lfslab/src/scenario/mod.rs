@@ -557,26 +557,29 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
     })
 }
 
+/// Options a filesystem kind fixes: each (name, acceptable) must hold.
+fn fixed_options(checks: &[(&str, bool)], reason: &str) -> Result<(), ScenarioError> {
+    match checks.iter().find(|(_, ok)| !ok) {
+        Some((name, _)) => Err(ScenarioError::invalid(format!("fs.{name}"), "(set)", reason)),
+        None => Ok(()),
+    }
+}
+
 /// IPLFS defaults and checks (iplfs.txt): append-only logs in a partition
 /// of 2^32 - 2 blocks (lfslab's block addresses are 32-bit), one segment per
 /// section, no GC, discards at checkpoint.
 fn iplfs_defaults(f: &mut FsSection) -> Result<(), ScenarioError> {
-    for (name, ok) in [
-        ("segs_per_sec", f.segs_per_sec.is_none_or(|s| s == 1)),
-        ("partition_gib", f.partition_gib.is_none()),
-        ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
-        ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
-        ("bg_gc", f.bg_gc != Some(true)),
-        ("discard", f.discard.as_deref().is_none_or(|m| m == "checkpoint")),
-    ] {
-        if !ok {
-            return Err(ScenarioError::invalid(
-                format!("fs.{name}"),
-                "(set)",
-                "IPLFS sizes its own partition, appends only (mode = lfs, no IPU), has no GC and discards at checkpoint",
-            ));
-        }
-    }
+    fixed_options(
+        &[
+            ("segs_per_sec", f.segs_per_sec.is_none_or(|s| s == 1)),
+            ("partition_gib", f.partition_gib.is_none()),
+            ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
+            ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
+            ("bg_gc", f.bg_gc != Some(true)),
+            ("discard", f.discard.as_deref().is_none_or(|m| m == "checkpoint")),
+        ],
+        "IPLFS sizes its own partition, appends only (mode = lfs, no IPU), has no GC and discards at checkpoint",
+    )?;
     f.segs_per_sec = Some(1);
     f.mode = Some("lfs".into());
     f.ipu_policy = Some("none".into());
@@ -598,20 +601,15 @@ fn zf2fs_defaults(f: &mut FsSection, sb_blocks: u64) -> Result<(), ScenarioError
             format!("zoned F2FS sections are the device's zones ({} KiB superblocks)", sb_blocks * 4),
         ));
     }
-    for (name, ok) in [
-        ("partition_gib", f.partition_gib.is_none()),
-        ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
-        ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
-        ("discard", f.discard.as_deref().is_none_or(|m| m == "zone-reset")),
-    ] {
-        if !ok {
-            return Err(ScenarioError::invalid(
-                format!("fs.{name}"),
-                "(set)",
-                "zoned F2FS uses the whole device, appends only (mode = lfs, no IPU) and resets freed zones",
-            ));
-        }
-    }
+    fixed_options(
+        &[
+            ("partition_gib", f.partition_gib.is_none()),
+            ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
+            ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
+            ("discard", f.discard.as_deref().is_none_or(|m| m == "zone-reset")),
+        ],
+        "zoned F2FS uses the whole device, appends only (mode = lfs, no IPU) and resets freed zones",
+    )?;
     f.mode = Some("lfs".into());
     f.ipu_policy = Some("none".into());
     f.discard = Some("zone-reset".into());
@@ -638,20 +636,15 @@ fn d2fs_defaults(f: &mut FsSection, device_blocks: u64, sb_blocks: u64) -> Resul
     if f.partition_gib.is_some() {
         return Err(ScenarioError::invalid("fs.partition_gib", "(set)", "D2FS sizes its partition from fs.vop_regular"));
     }
-    for (name, ok) in [
-        ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
-        ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
-        ("bg_gc", f.bg_gc != Some(true)),
-        ("discard", f.discard.as_deref().is_none_or(|m| m == "on-invalidate")),
-    ] {
-        if !ok {
-            return Err(ScenarioError::invalid(
-                format!("fs.{name}"),
-                "(set)",
-                "D2FS appends only (mode = lfs, no IPU), has no FS GC and discards on invalidation (d2fs.txt §6.3)",
-            ));
-        }
-    }
+    fixed_options(
+        &[
+            ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
+            ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
+            ("bg_gc", f.bg_gc != Some(true)),
+            ("discard", f.discard.as_deref().is_none_or(|m| m == "on-invalidate")),
+        ],
+        "D2FS appends only (mode = lfs, no IPU), has no FS GC and discards on invalidation (d2fs.txt §6.3)",
+    )?;
     f.mode = Some("lfs".into());
     f.ipu_policy = Some("none".into());
     f.bg_gc = Some(false);
