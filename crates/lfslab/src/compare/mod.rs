@@ -107,6 +107,7 @@ impl Comparison {
 
 /// Run `workload` on each design in turn; `on_start(i, design)` is called
 /// before each run (the CLI's progress), `hook` is passed to the engine.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     workload_name: &str,
     workload: &ScenarioFile,

@@ -12,7 +12,7 @@ const CAPACITY_BLOCKS: u64 = 256 << 8;
 
 fn zf2fs() -> F2fs<Ssd> {
     let geometry = geometry(CAPACITY_BLOCKS);
-    let segs = (geometry.slots_per_superblock() / 512) as u32;
+    let segs = geometry.slots_per_superblock() / 512;
     let layout = Layout::mkfs(CAPACITY_BLOCKS, segs, None).unwrap();
     let cc = CoupledConfig {
         partition_blocks: CAPACITY_BLOCKS,

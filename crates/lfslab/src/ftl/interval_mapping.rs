@@ -217,7 +217,7 @@ impl Mapping for IntervalMapping {
     fn for_each_mapped(&self, f: &mut dyn FnMut(Lpn, Ppn)) {
         for (&(area, zone), nodes) in &self.zones {
             for (&n, node) in nodes {
-                let seg_start = (area as u64) << AREA_SHIFT | (zone * NODES_PER_ZONE + n as u64) * SEG as u64;
+                let seg_start = ((area as u64) << AREA_SHIFT) | ((zone * NODES_PER_ZONE + n as u64) * SEG as u64);
                 for w in 0..SEG {
                     let p = node.get(w);
                     if p != UNMAPPED {
