@@ -364,7 +364,8 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     fn alloc(&mut self, log: LogType, now: SimTime) -> Result<u64, FsError> {
-        let ssr = !log.is_node() && self.need_ssr();
+        // All six logs may use SSR (`get_ssr_segment`).
+        let ssr = self.need_ssr();
         let blk = self.sm.alloc(log, now, ssr).inspect_err(|_| self.stats.out_of_space += 1)?;
         if self.sm.curseg_mode(log) == Some(super::segment::AllocMode::Ssr) {
             self.stats.ssr_blocks += 1;

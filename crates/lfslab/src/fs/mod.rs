@@ -3,6 +3,7 @@
 
 mod config;
 mod chunked;
+mod dirty_segmap;
 mod f2fs;
 pub mod layout;
 pub mod node;

@@ -6,13 +6,22 @@
 //! F2FS rules kept here (fs/f2fs/segment.c):
 //! * a section whose last valid block dies becomes *prefree*; it is free
 //!   only after the next checkpoint (so a crash never reuses live blocks);
-//! * SSR reuses only blocks invalid in both the current and the
-//!   checkpointed bitmap (`ckpt_valid_map`);
+//! * SSR reuses only blocks clear in the kernel's `ckpt_valid_map`, which
+//!   `update_sit_entry` sets when a block is allocated and the checkpoint
+//!   resets to the valid map: a block checkpointed or killed since the last
+//!   checkpoint is never reused ("SSR should never reuse block which is
+//!   checkpointed or newly invalidated");
+//! * an SSR victim is chosen as `get_ssr_segment` / `f2fs_get_victim` do:
+//!   greedy on `ckpt_valid_blocks` (`get_gc_cost`) among the dirty segments
+//!   of the log's own type first, then the other types of its kind (data or
+//!   node, all six logs use SSR), visiting at most `max_victim_search`
+//!   dirty segments from where the last search stopped (`last_victim`);
 //! * a log fills the segments of its section in order, then takes the next
 //!   free section after a hint, as `get_new_segment` does;
 //! * segment mtime is the block-weighted mean (`update_segment_mtime`).
 
 use super::chunked::Chunked;
+use super::dirty_segmap::DirtySegmap;
 use super::layout::{Layout, BLOCKS_PER_SEG};
 use crate::sim::SimTime;
 use serde::Serialize;
@@ -37,7 +46,26 @@ impl LogType {
     pub fn index(self) -> usize {
         self as usize
     }
+
+    /// The order `get_ssr_segment` tries SSR victims for a log of this type:
+    /// its own type, then the others of its kind, from the cold end for warm
+    /// and cold logs ("For node segments, let's do SSR more intensively").
+    fn ssr_order(self) -> [LogType; 3] {
+        use LogType::*;
+        match self {
+            HotData => [HotData, WarmData, ColdData],
+            WarmData => [WarmData, ColdData, HotData],
+            ColdData => [ColdData, WarmData, HotData],
+            HotNode => [HotNode, WarmNode, ColdNode],
+            WarmNode => [WarmNode, ColdNode, HotNode],
+            ColdNode => [ColdNode, WarmNode, HotNode],
+        }
+    }
 }
+
+/// DEF_MAX_VICTIM_SEARCH (fs/f2fs/gc.h): dirty segments one SSR or
+/// background-GC victim search visits.
+pub const DEF_MAX_VICTIM_SEARCH: u32 = 4096;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum AllocMode {
@@ -49,7 +77,13 @@ pub enum AllocMode {
 struct SegEntry {
     valid: u16,
     map: [u64; 8],
+    /// Valid at the last checkpoint (what a crash recovers).
     ckpt_map: [u64; 8],
+    /// The kernel's `ckpt_valid_map`: `ckpt_map` plus every block allocated
+    /// since the checkpoint; SSR reuses only blocks clear here.
+    ssr_map: [u64; 8],
+    /// Its population (`ckpt_valid_blocks`, the SSR victim cost).
+    ssr_used: u16,
     mtime_ns: u64,
     /// Log whose data the segment holds (set when a log opens it).
     log: Option<LogType>,
@@ -103,6 +137,12 @@ pub struct SegmentManager {
     closed: Vec<u32>,
     /// Section GC is emptying: SSR must not pick its segments.
     gc_victim: Option<u32>,
+    /// Per log type: segments holding some but not all valid blocks, not
+    /// open by a log (`dirty_segmap[type]`).
+    dirty: [DirtySegmap; 6],
+    /// Where the next greedy victim search starts (`last_victim[GC_GREEDY]`).
+    last_victim: u32,
+    max_victim_search: u32,
 }
 
 /// What a checkpoint did to the segment state.
@@ -127,7 +167,7 @@ impl SegmentManager {
             layout: layout.clone(),
             segs: Chunked::new(
                 layout.main_segments as usize,
-                SegEntry { valid: 0, map: [0; 8], ckpt_map: [0; 8], mtime_ns: 0, log: None },
+                SegEntry { valid: 0, map: [0; 8], ckpt_map: [0; 8], ssr_map: [0; 8], ssr_used: 0, mtime_ns: 0, log: None },
             ),
             sec_valid: Chunked::new(secs, 0),
             sec_state: Chunked::new(secs, SecState::Free),
@@ -142,6 +182,37 @@ impl SegmentManager {
             dirty_sit_entries: BTreeSet::new(),
             closed: Vec::new(),
             gc_victim: None,
+            dirty: std::array::from_fn(|_| DirtySegmap::new(layout.main_segments)),
+            last_victim: 0,
+            max_victim_search: DEF_MAX_VICTIM_SEARCH,
+        }
+    }
+
+    /// sysfs `max_victim_search`.
+    pub fn set_max_victim_search(&mut self, n: u32) {
+        assert!(n > 0, "max_victim_search must be positive");
+        self.max_victim_search = n;
+    }
+
+    /// Dirty segments of `log`'s type (`nr_dirty[type]`).
+    pub fn dirty_segments(&self, log: LogType) -> u32 {
+        self.dirty[log.index()].count()
+    }
+
+    fn is_curseg(&self, segno: u32) -> bool {
+        self.cursegs.iter().flatten().any(|c| c.segno == segno)
+    }
+
+    /// `locate_dirty_segment`: a segment of a log with some valid and some
+    /// invalid blocks, not open, is dirty for its type; otherwise it is not.
+    fn locate_dirty(&mut self, segno: u32) {
+        let e = &self.segs[segno as usize];
+        let Some(log) = e.log else { return };
+        let dirty = e.valid > 0 && (e.valid as u32) < BLOCKS_PER_SEG && !self.is_curseg(segno);
+        if dirty {
+            self.dirty[log.index()].insert(segno);
+        } else {
+            self.dirty[log.index()].remove(segno);
         }
     }
 
@@ -227,6 +298,7 @@ impl SegmentManager {
         let r = self.open_segment(log, ssr);
         if let Some(old) = old {
             self.closed.push(old);
+            self.locate_dirty(old);
             self.release_if_dead(self.layout.sec_of_seg(old));
         }
         r
@@ -240,21 +312,28 @@ impl SegmentManager {
         }
     }
 
+    /// `need_new_seg` / `new_curseg` / `change_curseg`: an LFS log goes on
+    /// in the next free segment of its section; otherwise, when SSR is
+    /// needed and a victim exists, the log continues in that dirty segment;
+    /// else it opens a new free section.
     fn open_segment(&mut self, log: LogType, ssr: bool) -> Result<(), NoSpace> {
-        if ssr {
-            if let Some(segno) = self.ssr_victim(log) {
-                self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Ssr });
-                self.advance_ssr(log);
-                if self.cursegs[log.index()].is_some_and(|c| c.next_blkoff < BLOCKS_PER_SEG) {
-                    return Ok(());
-                }
-            }
-        }
         let spsec = self.layout.segs_per_sec;
         let next_in_sec = self.cursegs[log.index()]
             .filter(|c| c.mode == AllocMode::Lfs && (c.segno + 1) % spsec != 0)
             .map(|c| c.segno + 1)
             .filter(|&s| self.segs[s as usize].valid == 0 && self.segs[s as usize].log.is_none());
+        if next_in_sec.is_none() && ssr {
+            if let Some(segno) = self.ssr_victim(log) {
+                self.dirty[self.segs[segno as usize].log.expect("dirty segment has a log").index()].remove(segno);
+                self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Ssr });
+                self.advance_ssr(log);
+                assert!(
+                    self.cursegs[log.index()].is_some_and(|c| c.next_blkoff < BLOCKS_PER_SEG),
+                    "SSR victim {segno} has no reusable block"
+                );
+                return Ok(());
+            }
+        }
         let segno = match next_in_sec {
             Some(s) => s,
             None => self.take_free_section(log).ok_or(NoSpace)? * spsec,
@@ -264,21 +343,49 @@ impl SegmentManager {
         Ok(())
     }
 
-    /// SSR victim: the dirty segment of the same kind (data/node) with the
-    /// fewest blocks unusable (valid now or at the last checkpoint).
-    fn ssr_victim(&self, log: LogType) -> Option<u32> {
-        let mut best: Option<(u32, u32)> = None;
-        for (segno, e) in self.segs.iter_allocated() {
-            let Some(l) = e.log else { continue };
-            if l.is_node() != log.is_node()
-                || self.cursegs.iter().flatten().any(|c| c.segno == segno as u32)
-                || self.gc_victim == Some(self.layout.sec_of_seg(segno as u32))
-            {
-                continue;
+    /// `get_ssr_segment`: the log's own type first, then the other types of
+    /// its kind.
+    fn ssr_victim(&mut self, log: LogType) -> Option<u32> {
+        log.ssr_order().into_iter().find_map(|t| self.get_victim_ssr(t))
+    }
+
+    /// `f2fs_get_victim` in SSR mode (BG_GC: the search is capped at
+    /// `max_victim_search`): greedy on `ckpt_valid_blocks` over
+    /// `dirty_segmap[t]`, starting at `last_victim` and wrapping once;
+    /// sections open by a log or being collected are skipped
+    /// (`sec_usage_check`). A segment all of whose blocks are unusable
+    /// costs the maximum and is never chosen.
+    fn get_victim_ssr(&mut self, t: LogType) -> Option<u32> {
+        let max_search = self.dirty[t.index()].count().min(self.max_victim_search);
+        if max_search == 0 {
+            return None;
+        }
+        let main = self.layout.main_segments;
+        let last_victim = self.last_victim;
+        let (mut last_segment, mut offset, mut nsearched) = (main, last_victim, 0u32);
+        let mut best: Option<(u16, u32)> = None;
+        loop {
+            let Some(segno) = self.dirty[t.index()].find_next(offset, last_segment) else {
+                if self.last_victim != 0 {
+                    last_segment = self.last_victim;
+                    self.last_victim = 0;
+                    offset = 0;
+                    continue;
+                }
+                break;
+            };
+            offset = segno + 1;
+            nsearched += 1;
+            let sec = self.layout.sec_of_seg(segno);
+            if !self.sec_is_current(sec) && self.gc_victim != Some(sec) {
+                let cost = self.segs[segno as usize].ssr_used;
+                if (cost as u32) < BLOCKS_PER_SEG && best.is_none_or(|(c, _)| cost < c) {
+                    best = Some((cost, segno));
+                }
             }
-            let used: u32 = e.map.iter().zip(&e.ckpt_map).map(|(a, b)| (a | b).count_ones()).sum();
-            if used < BLOCKS_PER_SEG && best.is_none_or(|(u, _)| used < u) {
-                best = Some((used, segno as u32));
+            if nsearched >= max_search {
+                self.last_victim = if self.last_victim == 0 && segno <= last_victim { last_victim + 1 } else { segno + 1 } % main;
+                break;
             }
         }
         best.map(|(_, s)| s)
@@ -288,7 +395,8 @@ impl SegmentManager {
     fn advance_ssr(&mut self, log: LogType) {
         let c = self.cursegs[log.index()].as_mut().expect("open");
         let e = &self.segs[c.segno as usize];
-        while c.next_blkoff < BLOCKS_PER_SEG && (bit(&e.map, c.next_blkoff) || bit(&e.ckpt_map, c.next_blkoff)) {
+        // `__next_free_blkoff`: the next block clear in cur | ckpt_valid_map.
+        while c.next_blkoff < BLOCKS_PER_SEG && (bit(&e.map, c.next_blkoff) || bit(&e.ssr_map, c.next_blkoff)) {
             c.next_blkoff += 1;
         }
     }
@@ -324,6 +432,12 @@ impl SegmentManager {
         let e = &mut self.segs[segno as usize];
         assert!(!bit(&e.map, off), "block {blk} allocated while still valid");
         e.map[(off / 64) as usize] |= 1 << (off % 64);
+        // update_sit_entry: "SSR should never reuse block which is
+        // checkpointed or newly invalidated".
+        if !bit(&e.ssr_map, off) {
+            e.ssr_map[(off / 64) as usize] |= 1 << (off % 64);
+            e.ssr_used += 1;
+        }
         // update_segment_mtime: block-weighted running mean.
         let v = e.valid as i64;
         e.mtime_ns = (e.mtime_ns as i64 + (now.ns() as i64 - e.mtime_ns as i64) / (v + 1)) as u64;
@@ -337,6 +451,7 @@ impl SegmentManager {
             self.sec_state[sec] = SecState::InUse;
         }
         self.mark_dirty(segno);
+        self.locate_dirty(segno);
     }
 
     pub fn invalidate(&mut self, blk: u64) {
@@ -350,6 +465,7 @@ impl SegmentManager {
         self.sec_valid[sec as usize] -= 1;
         self.valid_total -= 1;
         self.mark_dirty(segno);
+        self.locate_dirty(segno);
         self.release_if_dead(sec);
     }
 
@@ -408,6 +524,9 @@ impl SegmentManager {
             self.sec_state[s as usize] = SecState::Free;
             self.free_count += 1;
             for i in s as usize * spsec..(s as usize + 1) * spsec {
+                if let Some(l) = self.segs[i].log {
+                    self.dirty[l.index()].remove(i as u32);
+                }
                 let e = &mut self.segs[i];
                 e.log = None;
                 e.mtime_ns = 0;
@@ -416,6 +535,8 @@ impl SegmentManager {
         for &segno in &self.dirty_sit_entries {
             let e = &mut self.segs[segno as usize];
             e.ckpt_map = e.map;
+            e.ssr_map = e.map;
+            e.ssr_used = e.valid;
         }
         let dirty_entries = std::mem::take(&mut self.dirty_sit_entries).len();
         let dirty_blocks = std::mem::take(&mut self.dirty_sit_blocks).into_iter().collect();
@@ -430,6 +551,14 @@ impl SegmentManager {
         for (segno, e) in self.segs.iter_allocated() {
             let pop: u32 = e.map.iter().map(|w| w.count_ones()).sum();
             assert_eq!(pop, e.valid as u32, "segment bitmap and count disagree");
+            let ssr: u32 = e.ssr_map.iter().map(|w| w.count_ones()).sum();
+            assert_eq!(ssr, e.ssr_used as u32, "segment {segno}: ckpt_valid_map and its count disagree");
+            let want = e.log.filter(|_| e.valid > 0 && (e.valid as u32) < BLOCKS_PER_SEG && !self.is_curseg(segno as u32));
+            for t in LogType::ALL {
+                if self.dirty[t.index()].contains(segno as u32) != (want == Some(t)) {
+                    return Err(format!("segment {segno} ({} valid, log {:?}): dirty map of {t:?} is wrong", e.valid, e.log));
+                }
+            }
             *sums.entry(segno / spsec).or_insert(0u32) += pop;
         }
         let secs: std::collections::BTreeSet<usize> =
@@ -523,6 +652,59 @@ mod tests {
         }
         let b = m.alloc(LogType::WarmData, SimTime(0), true).unwrap();
         assert!(blocks[..512].iter().step_by(2).any(|&x| x == b), "SSR reused a dead block {b}");
+        m.check().unwrap();
+    }
+
+    /// `update_sit_entry`: a block allocated and killed since the last
+    /// checkpoint stays unusable for SSR until the next checkpoint.
+    #[test]
+    fn ssr_never_reuses_blocks_newly_invalidated() {
+        let mut m = sm();
+        let blocks: Vec<u64> = (0..1100).map(|_| m.alloc(LogType::WarmData, SimTime(0), false).unwrap()).collect();
+        for b in blocks[..512].iter().step_by(2) {
+            m.invalidate(*b);
+        }
+        // No checkpoint: the dirty segment costs 512 (all unusable), so SSR has no victim.
+        while m.curseg_mode(LogType::WarmData) == Some(AllocMode::Lfs) && m.dirty_segments(LogType::WarmData) == 1 {
+            let b = m.alloc(LogType::WarmData, SimTime(0), true).unwrap();
+            assert!(!blocks[..512].contains(&b), "SSR reused block {b} killed since the checkpoint");
+            if m.cursegs[LogType::WarmData.index()].unwrap().next_blkoff == BLOCKS_PER_SEG {
+                let b = m.alloc(LogType::WarmData, SimTime(0), true).unwrap();
+                assert!(!blocks[..512].contains(&b), "SSR reused block {b} killed since the checkpoint");
+                break;
+            }
+        }
+        assert_eq!(m.curseg_mode(LogType::WarmData), Some(AllocMode::Lfs));
+        m.check().unwrap();
+    }
+
+    /// `get_ssr_segment`: node logs use SSR too, their own type first, and
+    /// never a data segment.
+    #[test]
+    fn node_logs_use_ssr_of_their_own_kind() {
+        let mut m = sm();
+        let data: Vec<u64> = (0..512).map(|_| m.alloc(LogType::ColdData, SimTime(0), false).unwrap()).collect();
+        let cold: Vec<u64> = (0..512).map(|_| m.alloc(LogType::ColdNode, SimTime(0), false).unwrap()).collect();
+        let warm: Vec<u64> = (0..1100).map(|_| m.alloc(LogType::WarmNode, SimTime(0), false).unwrap()).collect();
+        m.alloc(LogType::ColdData, SimTime(0), false).unwrap();
+        m.alloc(LogType::ColdNode, SimTime(0), false).unwrap();
+        for b in data.iter().chain(&cold).step_by(3) {
+            m.invalidate(*b);
+        }
+        for b in warm[..512].iter().step_by(5) {
+            m.invalidate(*b);
+        }
+        m.checkpoint(&BTreeSet::new());
+        // (Sections of 2 segments: the log has left the first one, which SSR may now use.)
+        // Fill the open warm-node segment, then ask for SSR.
+        // (to the end of its section: an LFS log first goes on in its section, `need_new_seg`).
+        while m.cursegs[LogType::WarmNode.index()].map(|c| (c.segno % 2, c.next_blkoff)) != Some((1, BLOCKS_PER_SEG)) {
+            m.alloc(LogType::WarmNode, SimTime(0), false).unwrap();
+        }
+        let b = m.alloc(LogType::WarmNode, SimTime(0), true).unwrap();
+        assert_eq!(m.curseg_mode(LogType::WarmNode), Some(AllocMode::Ssr));
+        assert!(warm[..512].contains(&b), "warm node SSR should take the warm node segment first, got {b}");
+        assert!(!data.contains(&b));
         m.check().unwrap();
     }
 }

@@ -1,0 +1,88 @@
+//! A bitmap over main-area segments with a population count: F2FS's
+//! `dirty_segmap[type]` / `nr_dirty[type]` (fs/f2fs/segment.h,
+//! `struct dirty_seglist_info`). Victim searches walk it with
+//! `find_next_bit`, so a search costs what it visits, not the volume.
+
+#[derive(Clone, Debug)]
+pub struct DirtySegmap {
+    words: Vec<u64>,
+    len: u32,
+    count: u32,
+}
+
+impl DirtySegmap {
+    pub fn new(len: u32) -> Self {
+        DirtySegmap { words: vec![0; (len as usize).div_ceil(64)], len, count: 0 }
+    }
+
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    pub fn contains(&self, i: u32) -> bool {
+        self.words[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+
+    pub fn insert(&mut self, i: u32) {
+        let w = &mut self.words[(i / 64) as usize];
+        let b = 1u64 << (i % 64);
+        if *w & b == 0 {
+            *w |= b;
+            self.count += 1;
+        }
+    }
+
+    pub fn remove(&mut self, i: u32) {
+        let w = &mut self.words[(i / 64) as usize];
+        let b = 1u64 << (i % 64);
+        if *w & b != 0 {
+            *w &= !b;
+            self.count -= 1;
+        }
+    }
+
+    /// The first set index in `from..end` (the kernel's `find_next_bit`).
+    pub fn find_next(&self, from: u32, end: u32) -> Option<u32> {
+        let end = end.min(self.len);
+        if from >= end {
+            return None;
+        }
+        let mut wi = (from / 64) as usize;
+        let mut w = self.words[wi] & (!0u64 << (from % 64));
+        loop {
+            if w != 0 {
+                let i = wi as u32 * 64 + w.trailing_zeros();
+                return (i < end).then_some(i);
+            }
+            wi += 1;
+            if wi as u32 * 64 >= end {
+                return None;
+            }
+            w = self.words[wi];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_next_and_count() {
+        let mut m = DirtySegmap::new(300);
+        for i in [3, 64, 65, 299] {
+            m.insert(i);
+        }
+        m.insert(64);
+        assert_eq!(m.count(), 4);
+        assert_eq!(m.find_next(0, 300), Some(3));
+        assert_eq!(m.find_next(4, 300), Some(64));
+        assert_eq!(m.find_next(66, 300), Some(299));
+        assert_eq!(m.find_next(66, 299), None);
+        m.remove(299);
+        m.remove(299);
+        assert_eq!(m.count(), 3);
+        assert_eq!(m.find_next(66, 300), None);
+        assert!(m.contains(65) && !m.contains(66));
+    }
+}
