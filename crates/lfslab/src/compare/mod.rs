@@ -70,6 +70,7 @@ pub fn scenario_for(workload: &ScenarioFile, design: &Design, scale: f64, base: 
         let unscaled = Scenario::from_file_in(f.clone(), base).map_err(err)?;
         let cap = unscaled.resolved.device.capacity_gib.expect("resolved");
         f.device.capacity_gib = Some(cap * scale);
+        f.volume_scale = Some(unscaled.resolved.volume_scale.unwrap_or(1.0) * scale);
         for j in &mut f.jobs {
             if let Some(r) = &j.runtime {
                 let secs = crate::scenario::parse_duration("job.runtime", r).map_err(err)?.as_secs_f64();

@@ -12,19 +12,124 @@ pub enum FsMode {
     Adaptive,
 }
 
-/// F2FS `ipu_policy` bits that matter here (Documentation/filesystems/f2fs.rst).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum IpuPolicy {
-    None,
-    /// F2FS_IPU_FORCE: every overwrite in place.
-    Force,
-    /// F2FS_IPU_SSR: in place while SSR is needed.
-    Ssr,
-    /// F2FS_IPU_UTIL: in place while utilisation exceeds min_ipu_util.
-    Util,
-    /// F2FS_IPU_SSR_UTIL: both conditions.
-    SsrUtil,
+/// F2FS `ipu_policy` (sysfs), the kernel's bitmask (fs/f2fs/segment.h,
+/// `enum { F2FS_IPU_FORCE, ... }`; Documentation/ABI/testing/sysfs-fs-f2fs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct IpuPolicy(pub u8);
+
+impl IpuPolicy {
+    /// Every overwrite in place.
+    pub const FORCE: u8 = 1 << 0;
+    /// In place while SSR is needed (`f2fs_need_SSR`).
+    pub const SSR: u8 = 1 << 1;
+    /// In place while utilisation exceeds min_ipu_util.
+    pub const UTIL: u8 = 1 << 2;
+    /// Both of the above.
+    pub const SSR_UTIL: u8 = 1 << 3;
+    /// In place for writes under fsync/fdatasync (FI_NEED_IPU).
+    pub const FSYNC: u8 = 1 << 4;
+    /// In place for asynchronous rewrites of cached pages.
+    pub const ASYNC: u8 = 1 << 5;
+    /// Blocks GC is moving (FI_OPU_WRITE) stay out of place.
+    pub const HONOR_OPU_WRITE: u8 = 1 << 7;
+    const NAMES: [(&'static str, u8); 7] = [
+        ("force", Self::FORCE),
+        ("ssr", Self::SSR),
+        ("util", Self::UTIL),
+        ("ssr-util", Self::SSR_UTIL),
+        ("fsync", Self::FSYNC),
+        ("async", Self::ASYNC),
+        ("honor-opu-write", Self::HONOR_OPU_WRITE),
+    ];
+    /// `build_segment_manager`: `sm_info->ipu_policy = BIT(F2FS_IPU_FSYNC)`.
+    pub const KERNEL_DEFAULT: IpuPolicy = IpuPolicy(Self::FSYNC);
+    /// `f2fs_tuning_parameters` on volumes of at most SMALL_VOLUME_SEGMENTS.
+    pub const SMALL_VOLUME: IpuPolicy = IpuPolicy(Self::FORCE | Self::HONOR_OPU_WRITE);
+
+    pub fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+
+    /// Parse "none" or a comma-separated list of flag names.
+    pub fn parse(text: &str) -> Result<IpuPolicy, String> {
+        if text == "none" {
+            return Ok(IpuPolicy(0));
+        }
+        let mut bits = 0;
+        for word in text.split(',').map(str::trim) {
+            match Self::NAMES.iter().find(|(n, _)| *n == word) {
+                Some((_, b)) => bits |= b,
+                None => {
+                    let valid: Vec<&str> = Self::NAMES.iter().map(|(n, _)| *n).collect();
+                    return Err(format!("unknown flag {word:?}; valid: none, default, or a comma-separated list of {}", valid.join(", ")));
+                }
+            }
+        }
+        Ok(IpuPolicy(bits))
+    }
+
+    /// The flags as `parse` reads them.
+    pub fn name(self) -> String {
+        if self.0 == 0 {
+            return "none".into();
+        }
+        Self::NAMES.iter().filter(|(_, b)| self.has(*b)).map(|(n, _)| *n).collect::<Vec<_>>().join(",")
+    }
+}
+
+impl Serialize for IpuPolicy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+/// Kernel defaults of the background machinery (fs/f2fs/f2fs.h, gc.h,
+/// segment.h), scaled where they are absolute counts (see `volume_scale`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FsTuning {
+    /// sysfs `discard_granularity` in blocks (DEFAULT_DISCARD_GRANULARITY 16;
+    /// MIN_DISCARD_GRANULARITY 1 on small volumes, `f2fs_tuning_parameters`).
+    pub discard_granularity: u32,
+    /// sysfs `max_victim_search` (DEF_MAX_VICTIM_SEARCH 4096).
+    pub max_victim_search: u32,
+    /// sysfs `reclaim_segments`: checkpoint when more segments are prefree
+    /// (`excess_prefree_segs`; 5% of main, at most 4096).
+    pub reclaim_segments: u32,
+    /// Checkpoint when this many node pages are dirty (`excess_dirty_nodes`:
+    /// 8 segments' worth).
+    pub dirty_nodes_pages: u64,
+    /// sysfs `gc_min_sleep_time`, `gc_max_sleep_time`, `gc_no_gc_sleep_time`
+    /// in ms (DEF_GC_THREAD_MIN/MAX/NOGC_SLEEP_TIME: 30 s, 60 s, 300 s).
+    pub gc_min_sleep_ms: u64,
+    pub gc_max_sleep_ms: u64,
+    pub gc_no_gc_sleep_ms: u64,
+    /// sysfs `gc_idle`: 0 = background GC cost-benefit (default),
+    /// 1 = cost-benefit, 2 = greedy.
+    pub gc_idle: u8,
+    /// sysfs `idle_interval` in s (DEF_IDLE_INTERVAL 5): the filesystem is
+    /// idle this long after the last request (REQ_TIME); background GC,
+    /// the periodic checkpoint and the discard thread wait for it.
+    pub idle_interval_s: f64,
+    /// sysfs `min_fsync_blocks` (DEF_MIN_FSYNC_BLOCKS 8): an fsync with at
+    /// most this many dirty pages writes them in place under IPU_FSYNC.
+    pub min_fsync_blocks: u32,
+}
+
+impl Default for FsTuning {
+    fn default() -> Self {
+        FsTuning {
+            discard_granularity: 16,
+            max_victim_search: 4096,
+            reclaim_segments: 4096,
+            dirty_nodes_pages: 8 * 512,
+            gc_min_sleep_ms: 30_000,
+            gc_max_sleep_ms: 60_000,
+            gc_no_gc_sleep_ms: 300_000,
+            gc_idle: 0,
+            idle_interval_s: 5.0,
+            min_fsync_blocks: 8,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -96,12 +201,15 @@ pub struct FsConfig {
     /// mkfs overprovision ratio in percent; None lets mkfs choose.
     pub overprovision_pct: Option<f64>,
     pub mode: FsMode,
+    /// Resolved `ipu_policy` (the scenario's "default" becomes the kernel's
+    /// choice for the tuning volume).
     pub ipu_policy: IpuPolicy,
     /// min_ipu_util (percent) for the Util policies; F2FS default 70.
     pub min_ipu_util: u32,
     pub discard: DiscardPolicy,
-    /// Background GC (cost-benefit) while the filesystem is idle.
+    /// Background GC thread (mount option background_gc=on).
     pub bg_gc: bool,
+    pub tuning: FsTuning,
     /// Periodic checkpoint interval in seconds (F2FS cp_interval, default 60).
     pub cp_interval_s: f64,
     /// Checkpoint when dirty NAT entries exceed this percent of the nids in
@@ -138,10 +246,11 @@ impl Default for FsConfig {
             segs_per_sec: 1,
             overprovision_pct: None,
             mode: FsMode::Adaptive,
-            ipu_policy: IpuPolicy::None,
+            ipu_policy: IpuPolicy::KERNEL_DEFAULT,
             min_ipu_util: 70,
             discard: DiscardPolicy::IdleBatched,
             bg_gc: true,
+            tuning: FsTuning::default(),
             cp_interval_s: 60.0,
             dirty_nats_ratio: 10,
             costs: FsCosts::default(),

@@ -16,7 +16,7 @@ use super::config::{DiscardPolicy, FsConfig, FsMode, IpuPolicy};
 use super::layout::{Layout, LayoutError, BLOCKS_PER_SEG};
 use super::node::{DnodeSlot, Nid, NodeKind, NodeManager, MAX_FILE_BLOCKS, NULL_ADDR};
 use super::segment::{LogType, NoSpace, SegmentManager};
-use super::victim::{CostBenefit, Greedy, SectionVictim};
+use super::victim::{Greedy, SectionVictim};
 use crate::host::{LockStats, PageCache, SimMutex, SimRwLock};
 use crate::nand::Lpn;
 use crate::nvme::BlockDevice;
@@ -25,8 +25,20 @@ use crate::sim::{mix64, SimDuration, SimTime};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod background;
 mod d2fs;
 mod iplfs;
+
+/// How a data page reaches the device, for the in-place-update decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WriteKind {
+    /// O_DIRECT (`f2fs_map_blocks` with F2FS_GET_BLOCK_DIO).
+    Direct,
+    /// Asynchronous writeback of cached pages.
+    Writeback,
+    /// Writeback under fsync with FI_NEED_IPU set.
+    FsyncIpu,
+}
 pub use d2fs::RegionSample;
 
 /// A file (inode number).
@@ -192,6 +204,13 @@ pub struct F2fs<D: BlockDevice> {
     /// Per-log `curseg_mutex`, held while blocks are allocated.
     curseg_lock: [SimMutex; 6],
     last_cp: SimTime,
+    /// Last application request (F2FS `last_time[REQ_TIME]`).
+    last_req: SimTime,
+    /// Background GC thread: its sleep and next wakeup (`gc_thread_func`).
+    gc_wait_ms: u64,
+    gc_wake_at: SimTime,
+    /// When the discard thread last ran.
+    discard_ran: SimTime,
     cp_version: u64,
     pending_discards: Vec<(u64, u32)>,
     scratch_read: Vec<Option<Fingerprint>>,
@@ -246,6 +265,7 @@ impl<D: BlockDevice> F2fs<D> {
             d2fs_state = Some(d2fs::D2fsState::new(first));
         }
         let cfg_cache_pages = cfg.page_cache_pages;
+        let cfg_gc_min = cfg.tuning.gc_min_sleep_ms;
         let cfg_track = cfg.track_recovery;
         let mut nm = NodeManager::new(layout.max_nid);
         let root = nm.new_inode().expect("fresh node manager has nids");
@@ -267,6 +287,10 @@ impl<D: BlockDevice> F2fs<D> {
             cp_rwsem: SimRwLock::default(),
             curseg_lock: Default::default(),
             last_cp: SimTime::ZERO,
+            last_req: SimTime::ZERO,
+            gc_wait_ms: cfg_gc_min,
+            gc_wake_at: SimTime::ZERO + SimDuration::from_ms(cfg_gc_min),
+            discard_ran: SimTime::ZERO,
             cp_version: 0,
             pending_discards: Vec::new(),
             scratch_read: Vec::new(),
@@ -277,6 +301,7 @@ impl<D: BlockDevice> F2fs<D> {
             iplfs_discards: std::collections::BTreeMap::new(),
             iplfs_pending: 0,
         };
+        fs.sm.set_max_victim_search(fs.cfg.tuning.max_victim_search.max(1));
         if let Some(d) = &fs.d2fs {
             fs.sm.reserve_device_region(d.gc_first_sec);
         }
@@ -337,30 +362,45 @@ impl<D: BlockDevice> F2fs<D> {
         (self.nm.dirty_count() as u64).div_ceil(self.layout.blocks_per_sec()) as u32
     }
 
-    /// F2FS `has_not_enough_free_secs`.
-    fn not_enough_free_secs(&self) -> bool {
-        self.sm.free_sections() <= self.node_secs() + self.layout.reserved_sections()
+    /// Sections the dirty dentry pages need (one flat directory: its one
+    /// block when dirty).
+    fn dent_secs(&self) -> u32 {
+        self.dentry_dirty as u32
     }
 
-    /// F2FS `need_SSR`.
+    /// F2FS `has_not_enough_free_secs` (node and twice the dentry sections
+    /// plus the reserve).
+    fn not_enough_free_secs(&self) -> bool {
+        self.sm.free_sections() <= self.node_secs() + 2 * self.dent_secs() + self.layout.reserved_sections()
+    }
+
+    /// F2FS `f2fs_need_SSR` (min_ssr_sections = reserved sections).
     fn need_ssr(&self) -> bool {
         self.cfg.mode == FsMode::Adaptive
-            && self.sm.free_sections() <= self.node_secs() + 2 * self.layout.reserved_sections()
+            && self.sm.free_sections() <= self.node_secs() + 2 * self.dent_secs() + 2 * self.layout.reserved_sections()
     }
 
-    /// F2FS `check_inplace_update_policy` (for an overwrite of an existing block).
-    fn should_ipu(&self) -> bool {
+    /// Whether an overwrite of an existing block goes in place
+    /// (`f2fs_should_update_outplace`, then `check_inplace_update_policy`).
+    fn should_ipu(&self, kind: WriteKind) -> bool {
+        // f2fs_should_update_outplace: LFS mode never rewrites in place.
         if self.cfg.mode == FsMode::Lfs {
             return false;
         }
-        let util = self.utilization_pct() > self.cfg.min_ipu_util as f64;
-        match self.cfg.ipu_policy {
-            IpuPolicy::None => false,
-            IpuPolicy::Force => true,
-            IpuPolicy::Ssr => self.need_ssr(),
-            IpuPolicy::Util => util,
-            IpuPolicy::SsrUtil => self.need_ssr() && util,
+        // f2fs_map_blocks: an O_DIRECT write allocates only for holes (or in
+        // LFS mode); an existing block is written where it is.
+        if kind == WriteKind::Direct {
+            return true;
         }
+        let p = self.cfg.ipu_policy;
+        let util = self.utilization_pct() > self.cfg.min_ipu_util as f64;
+        p.has(IpuPolicy::FORCE)
+            || (p.has(IpuPolicy::SSR) && self.need_ssr())
+            || (p.has(IpuPolicy::UTIL) && util)
+            || (p.has(IpuPolicy::SSR_UTIL) && self.need_ssr() && util)
+            // Writeback of cached pages is asynchronous unless under fsync.
+            || (p.has(IpuPolicy::ASYNC) && kind == WriteKind::Writeback)
+            || (p.has(IpuPolicy::FSYNC) && kind == WriteKind::FsyncIpu)
     }
 
     fn alloc(&mut self, log: LogType, now: SimTime) -> Result<u64, FsError> {
@@ -736,51 +776,6 @@ impl<D: BlockDevice> F2fs<D> {
         Ok(self.write_closed_summaries(t).max(t))
     }
 
-    /// Background work at an idle instant: F2FS's periodic checkpoint, the
-    /// discard thread, and one round of background GC (cost-benefit).
-    pub fn on_idle(&mut self, now: SimTime) -> Result<SimTime, FsError> {
-        let mut t = now;
-        if t.saturating_since(self.last_cp).as_secs_f64() >= self.cfg.cp_interval_s {
-            t = self.checkpoint(t);
-        }
-        if self.cfg.discard == DiscardPolicy::IdleBatched && !self.pending_discards.is_empty() {
-            // DEF_MAX_DISCARD_REQUEST: 8 discards per round.
-            t = self.issue_discards(t, 8);
-        }
-        if self.d2fs.is_some() {
-            self.d2fs_after_op(t);
-            return Ok(t);
-        }
-        if self.cfg.bg_gc && !self.iplfs() && self.sm.free_sections() < self.layout.main_sections / 5 {
-            let cands = self.sm.victim_candidates();
-            if let Some(v) = CostBenefit.select(&cands, self.layout.blocks_per_sec()) {
-                let s = self.gc_lock.acquire(t);
-                let r = self.gc_section(s, v);
-                let e = *r.as_ref().unwrap_or(&s);
-                self.gc_lock.release(e);
-                let e = r?;
-                self.stats.gc_bg_count += 1;
-                self.stats.gc_time_ns += (e - s).ns();
-                t = e;
-            }
-        }
-        Ok(t)
-    }
-
-    /// F2FS `f2fs_balance_fs_bg`: checkpoint when dirty NAT entries pile up
-    /// or the checkpoint interval has passed.
-    fn balance_fs_bg(&mut self, now: SimTime) -> SimTime {
-        // excess_dirty_nats: dirty NAT entries >= max_nid * dirty_nats_ratio%.
-        let too_many_nats =
-            self.nm.dirty_nat_count() as u64 * 100 >= self.layout.max_nid as u64 * self.cfg.dirty_nats_ratio as u64;
-        let interval = now.saturating_since(self.last_cp).as_secs_f64() >= self.cfg.cp_interval_s;
-        if too_many_nats || interval {
-            self.checkpoint(now)
-        } else {
-            now
-        }
-    }
-
     // ---- file operations ------------------------------------------------------
 
     pub fn create(&mut self, now: SimTime) -> Result<(Ino, SimTime), FsError> {
@@ -832,8 +827,8 @@ impl<D: BlockDevice> F2fs<D> {
     /// Give file pages their blocks and write them (F2FS `f2fs_do_write_data_page`):
     /// in place when the IPU policy says so, else a new block in the warm
     /// data log; `pages` are (file offset, content), issued in order.
-    fn commit_pages(&mut self, t: SimTime, ino: Ino, pages: &[(u64, Fingerprint)]) -> Result<SimTime, FsError> {
-        let ipu = self.should_ipu();
+    fn commit_pages(&mut self, t: SimTime, ino: Ino, pages: &[(u64, Fingerprint)], kind: WriteKind) -> Result<SimTime, FsError> {
+        let ipu = self.should_ipu(kind);
         let hold = SimDuration(self.cfg.costs.alloc_ns * pages.len() as u64);
         let (_, t) = self.curseg_lock[LogType::WarmData.index()].hold(t, hold);
         let mut w = Vec::with_capacity(pages.len());
@@ -893,7 +888,8 @@ impl<D: BlockDevice> F2fs<D> {
         // Direct I/O bypasses (and invalidates) cached pages of the range.
         self.cache.drop_range(ino, off, off + n);
         let pages: Vec<(u64, Fingerprint)> = content.iter().enumerate().map(|(i, &fp)| (off + i as u64, fp)).collect();
-        let done = self.commit_pages(t, ino, &pages)?;
+        self.last_req = now;
+        let done = self.commit_pages(t, ino, &pages, WriteKind::Direct)?;
         self.cp_rwsem.read_until(done);
         self.note_app_write(ino, off, content);
         self.d2fs_after_op(done);
@@ -909,6 +905,7 @@ impl<D: BlockDevice> F2fs<D> {
         let t0 = self.balance_fs(now)?;
         let mut t = self.cp_rwsem.read_from(t0) + self.cpu(n);
         self.cp_rwsem.read_until(t);
+        self.last_req = now;
         for (i, fp) in content.iter().enumerate() {
             self.cache.write(ino, off + i as u64, fp.0, t);
         }
@@ -931,7 +928,7 @@ impl<D: BlockDevice> F2fs<D> {
             if left == 0 {
                 break;
             }
-            let (t, written) = self.writeback_pages(now, ino, left)?;
+            let (t, written) = self.writeback_pages(now, ino, left, WriteKind::Writeback)?;
             done = done.max(t);
             left = left.saturating_sub(written);
         }
@@ -941,11 +938,11 @@ impl<D: BlockDevice> F2fs<D> {
 
     /// Write back every dirty page of `ino`.
     fn writeback_file(&mut self, now: SimTime, ino: Ino, max: usize) -> Result<SimTime, FsError> {
-        self.writeback_pages(now, ino, max).map(|(t, _)| t)
+        self.writeback_pages(now, ino, max, WriteKind::Writeback).map(|(t, _)| t)
     }
 
     /// Write back up to `max` dirty pages of `ino`; returns (done, pages written).
-    fn writeback_pages(&mut self, now: SimTime, ino: Ino, max: usize) -> Result<(SimTime, usize), FsError> {
+    fn writeback_pages(&mut self, now: SimTime, ino: Ino, max: usize, kind: WriteKind) -> Result<(SimTime, usize), FsError> {
         let dirty = self.cache.take_dirty(ino, max);
         let written = dirty.len();
         if dirty.is_empty() {
@@ -954,7 +951,7 @@ impl<D: BlockDevice> F2fs<D> {
         let t = self.balance_fs(now)?;
         let t = self.cp_rwsem.read_from(t);
         let pages: Vec<(u64, Fingerprint)> = dirty.into_iter().map(|(o, fp)| (o, Fingerprint(fp))).collect();
-        let done = self.commit_pages(t, ino, &pages)?;
+        let done = self.commit_pages(t, ino, &pages, kind)?;
         self.cp_rwsem.read_until(done);
         Ok((done, written))
     }
@@ -971,6 +968,7 @@ impl<D: BlockDevice> F2fs<D> {
 
     fn read_file(&mut self, now: SimTime, ino: Ino, off: u64, n: u64, buffered: bool) -> Result<SimTime, FsError> {
         let size = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.size_blocks;
+        self.last_req = now;
         // O_DIRECT reads see dirty cached data only after it is written back
         // (filemap_write_and_wait_range).
         let now = if !buffered && self.cache.has_dirty(ino) { self.writeback_file(now, ino, usize::MAX)? } else { now };
@@ -1058,7 +1056,14 @@ impl<D: BlockDevice> F2fs<D> {
         let f = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?;
         let (created, size_changed) = (f.created_since_cp, f.size_blocks != f.synced_size);
         let t = now + self.cpu(0);
-        let t = self.writeback_file(t, ino, usize::MAX)?;
+        self.last_req = now;
+        // f2fs_do_sync_file: FI_NEED_IPU for fdatasync or few dirty pages.
+        let kind = if datasync || self.cache.dirty_of(ino) <= self.cfg.tuning.min_fsync_blocks as usize {
+            WriteKind::FsyncIpu
+        } else {
+            WriteKind::Writeback
+        };
+        let (t, _) = self.writeback_pages(t, ino, usize::MAX, kind)?;
         self.files.get_mut(&ino).expect("checked").synced_size = self.files[&ino].size_blocks;
         if created {
             return Ok(self.checkpoint(t));

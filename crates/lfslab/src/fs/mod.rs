@@ -11,7 +11,7 @@ mod recovery;
 pub mod segment;
 pub mod victim;
 
-pub use config::{D2fsConfig, DiscardPolicy, FsConfig, FsCosts, FsMode, IpuPolicy};
+pub use config::{D2fsConfig, DiscardPolicy, FsConfig, FsCosts, FsMode, FsTuning, IpuPolicy};
 pub use f2fs::{F2fs, FsError, FsLockStats, FsStats, Ino, RegionSample};
 pub use layout::Layout;
 pub use recovery::{CrashReport, Redo};

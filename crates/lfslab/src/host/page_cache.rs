@@ -176,6 +176,11 @@ impl PageCache {
         }
     }
 
+    /// Dirty pages of one file (`get_dirty_pages`).
+    pub fn dirty_of(&self, ino: u32) -> usize {
+        self.dirty.get(&ino).map_or(0, |(_, s)| s.len())
+    }
+
     pub fn has_dirty(&self, ino: u32) -> bool {
         self.dirty.contains_key(&ino)
     }

@@ -31,6 +31,14 @@ pub struct ScenarioFile {
     /// Root seed of the run (default 1). `--seed` overrides it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// This run's size relative to the volume it stands for (default 1;
+    /// 0.0625 = a 16 GiB run of a 256 GiB experiment). F2FS derives its
+    /// size-dependent tuning (f2fs_tuning_parameters) from the volume the
+    /// run stands for and scales its absolute thresholds (dirty nodes,
+    /// prefree segments, victim search) by this factor. `compare --scale`
+    /// multiplies it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub volume_scale: Option<f64>,
     #[serde(default)]
     pub device: DeviceSection,
     #[serde(default)]
@@ -261,9 +269,49 @@ pub struct FsSection {
     /// "adaptive" (default, SSR + IPU policy) or "lfs" (append only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
-    /// "none" (default), "force", "ssr", "util", "ssr-util".
+    /// sysfs ipu_policy: "default" (the kernel's: fsync, or force +
+    /// honor-opu-write on volumes of at most 16 GiB, f2fs_tuning_parameters),
+    /// "none", or a comma-separated list of force, ssr, util, ssr-util,
+    /// fsync, async, honor-opu-write.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ipu_policy: Option<String>,
+    /// sysfs discard_granularity in 4 KiB blocks (default 16; 1 on volumes
+    /// of at most 16 GiB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discard_granularity: Option<u32>,
+    /// sysfs max_victim_search (default 4096 x volume_scale).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_victim_search: Option<u32>,
+    /// sysfs reclaim_segments: checkpoint when more segments are prefree
+    /// (default 5% of main segments, at most 4096 x volume_scale).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reclaim_segments: Option<u32>,
+    /// Checkpoint when this many node pages are dirty (kernel: 8 segments,
+    /// 4096 pages; default 4096 x volume_scale).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_nodes_pages: Option<u64>,
+    /// sysfs gc_min_sleep_time, gc_max_sleep_time, gc_no_gc_sleep_time in
+    /// ms (defaults 30000, 60000, 300000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_min_sleep_time: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_max_sleep_time: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_no_gc_sleep_time: Option<u64>,
+    /// sysfs gc_idle: 0 (default: background GC by cost-benefit), 1
+    /// (cost-benefit), 2 (greedy).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_idle: Option<u8>,
+    /// sysfs idle_interval in s (default 5): background GC, the periodic
+    /// checkpoint and the discard thread wait this long after a request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle_interval: Option<f64>,
+    /// sysfs min_fsync_blocks (default 8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_fsync_blocks: Option<u32>,
+    /// sysfs dirty_nats_ratio in percent (default 10).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_nats_ratio: Option<u32>,
     /// min_ipu_util percent (default 70).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_ipu_util: Option<u32>,
@@ -273,7 +321,8 @@ pub struct FsSection {
     /// Background GC when idle (default true).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bg_gc: Option<bool>,
-    /// Periodic checkpoint interval in seconds (default 60).
+    /// sysfs cp_interval: periodic checkpoint interval in seconds (default
+    /// 60), taken only once the filesystem is idle (f2fs_balance_fs_bg).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cp_interval_s: Option<f64>,
     /// Host CPU ns per file system call (default 1000).
@@ -288,7 +337,8 @@ pub struct FsSection {
     /// Host CPU ns per block allocated under a log's curseg mutex (default 100).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alloc_ns: Option<u64>,
-    /// Interval of the idle-work daemon (BG GC, discard) in ms (default 1000).
+    /// How often the simulated background threads (flusher, GC thread,
+    /// discard thread, checkpoint balance) look at the clock, in ms (default 1000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub daemon_interval_ms: Option<f64>,
 }

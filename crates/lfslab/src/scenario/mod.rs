@@ -274,7 +274,10 @@ impl Scenario {
 
         // ---- filesystem
         let fs = match r.fs.as_mut() {
-            Some(f) => Some(resolve_fs(f, logical_pages, ssd.geometry.slots_per_superblock() as u64, &mut r.host)?),
+            Some(f) => {
+                let vs = finite_in("volume_scale", *r.volume_scale.get_or_insert(1.0), 1e-6, 1e6)?;
+                Some(resolve_fs(f, logical_pages, ssd.geometry.slots_per_superblock() as u64, &mut r.host, vs)?)
+            }
             None => None,
         };
 
@@ -383,7 +386,13 @@ impl Scenario {
     }
 }
 
-fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut HostSection) -> Result<FsScenario, ScenarioError> {
+fn resolve_fs(
+    f: &mut FsSection,
+    device_blocks: u64,
+    sb_blocks: u64,
+    host: &mut HostSection,
+    volume_scale: f64,
+) -> Result<FsScenario, ScenarioError> {
     let cache_mib = *host.page_cache_mib.get_or_insert(1024);
     if cache_mib == 0 || cache_mib > (1 << 20) {
         return Err(ScenarioError::invalid("host.page_cache_mib", cache_mib, "must be between 1 and 1048576"));
@@ -443,17 +452,6 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
         "lfs" => FsMode::Lfs,
         _ => return Err(ScenarioError::invalid("fs.mode", format!("{mode_text:?}"), "valid: adaptive, lfs")),
     };
-    let ipu_text = f.ipu_policy.get_or_insert_with(|| "none".into()).clone();
-    let ipu_policy = match ipu_text.as_str() {
-        "none" => IpuPolicy::None,
-        "force" => IpuPolicy::Force,
-        "ssr" => IpuPolicy::Ssr,
-        "util" => IpuPolicy::Util,
-        "ssr-util" => IpuPolicy::SsrUtil,
-        _ => {
-            return Err(ScenarioError::invalid("fs.ipu_policy", format!("{ipu_text:?}"), "valid: none, force, ssr, util, ssr-util"))
-        }
-    };
     let discard_text = f.discard.get_or_insert_with(|| "idle-batched".into()).clone();
     let discard = match discard_text.as_str() {
         "idle-batched" => DiscardPolicy::IdleBatched,
@@ -474,6 +472,14 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
         return Err(ScenarioError::invalid("fs.min_ipu_util", min_ipu_util, "must be a percentage 0..=100"));
     }
     let segs_per_sec = *f.segs_per_sec.get_or_insert(1);
+    let tuning = resolve_tuning(f, partition_blocks, segs_per_sec, mode, volume_scale, iplfs.then_some(device_blocks))?;
+    let ipu_text = f.ipu_policy.get_or_insert_with(|| "default".into()).clone();
+    let ipu_policy = match ipu_text.as_str() {
+        "default" if tuning.1 && mode == FsMode::Adaptive => IpuPolicy::SMALL_VOLUME,
+        "default" => IpuPolicy::KERNEL_DEFAULT,
+        t => IpuPolicy::parse(t).map_err(|e| ScenarioError::invalid("fs.ipu_policy", format!("{t:?}"), e))?,
+    };
+    let tuning = tuning.0;
     let d = FsCosts::default();
     let config = FsConfig {
         segs_per_sec,
@@ -483,8 +489,15 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
         min_ipu_util,
         discard,
         bg_gc: *f.bg_gc.get_or_insert(true),
+        tuning,
         cp_interval_s: finite_in("fs.cp_interval_s", *f.cp_interval_s.get_or_insert(60.0), 0.001, 1e6)?,
-        dirty_nats_ratio: 10,
+        dirty_nats_ratio: {
+            let r = *f.dirty_nats_ratio.get_or_insert(10);
+            if r == 0 || r > 100 {
+                return Err(ScenarioError::invalid("fs.dirty_nats_ratio", r, "must be a percentage 1..=100"));
+            }
+            r
+        },
         costs: FsCosts {
             syscall_ns: *f.syscall_ns.get_or_insert(d.syscall_ns),
             per_block_ns: *f.per_block_ns.get_or_insert(d.per_block_ns),
@@ -557,6 +570,75 @@ fn resolve_fs(f: &mut FsSection, device_blocks: u64, sb_blocks: u64, host: &mut 
     })
 }
 
+/// SMALL_VOLUME_SEGMENTS (fs/f2fs/f2fs.h): 16 GiB of 2 MiB segments.
+const SMALL_VOLUME_SEGMENTS: u32 = 16 * 512;
+
+/// The kernel's background knobs with their defaults. Size-dependent ones
+/// follow the volume the run stands for (`volume_scale`): the small-volume
+/// tuning of `f2fs_tuning_parameters` is decided on its main segments, and
+/// absolute thresholds in blocks or segments are multiplied by the scale so
+/// a scaled run keeps the paper volume's ratios. Returns the tuning and
+/// whether that volume is "small" (for the default IPU policy).
+fn resolve_tuning(
+    f: &mut FsSection,
+    partition_blocks: u64,
+    segs_per_sec: u32,
+    mode: FsMode,
+    volume_scale: f64,
+    iplfs_device_blocks: Option<u64>,
+) -> Result<(crate::fs::FsTuning, bool), ScenarioError> {
+    let d = crate::fs::FsTuning::default();
+    // IPLFS's partition is virtual: the kernel would size itself by the flash.
+    let represented = (iplfs_device_blocks.unwrap_or(partition_blocks) as f64 / volume_scale) as u64;
+    let represented_main = crate::fs::Layout::mkfs(represented.min(u32::MAX as u64 - 1), segs_per_sec, None)
+        .map(|l| l.main_segments)
+        .unwrap_or(0);
+    let small = represented_main <= SMALL_VOLUME_SEGMENTS;
+    let _ = mode;
+    let scaled = |v: u64| ((v as f64 * volume_scale).round() as u64).max(1);
+    let positive = |field: &str, v: u64| {
+        if v == 0 {
+            Err(ScenarioError::invalid(format!("fs.{field}"), v, "must be positive"))
+        } else {
+            Ok(v)
+        }
+    };
+    let sleep = |field: &str, v: Option<&mut Option<u64>>, default: u64| -> Result<u64, ScenarioError> {
+        let v = *v.expect("field").get_or_insert(default);
+        if v == 0 || v > 86_400_000 {
+            return Err(ScenarioError::invalid(format!("fs.{field}"), v, "must be 1..=86400000 ms"));
+        }
+        Ok(v)
+    };
+    let gc_min_sleep_ms = sleep("gc_min_sleep_time", Some(&mut f.gc_min_sleep_time), d.gc_min_sleep_ms)?;
+    let gc_max_sleep_ms = sleep("gc_max_sleep_time", Some(&mut f.gc_max_sleep_time), d.gc_max_sleep_ms)?;
+    let gc_no_gc_sleep_ms = sleep("gc_no_gc_sleep_time", Some(&mut f.gc_no_gc_sleep_time), d.gc_no_gc_sleep_ms)?;
+    if gc_max_sleep_ms < gc_min_sleep_ms {
+        return Err(ScenarioError::invalid("fs.gc_max_sleep_time", gc_max_sleep_ms, format!("must be at least fs.gc_min_sleep_time ({gc_min_sleep_ms})")));
+    }
+    let gc_idle = *f.gc_idle.get_or_insert(0);
+    if gc_idle > 2 {
+        return Err(ScenarioError::invalid("fs.gc_idle", gc_idle, "valid: 0 (default), 1 (cost-benefit), 2 (greedy)"));
+    }
+    let granularity = *f.discard_granularity.get_or_insert(if small { 1 } else { d.discard_granularity });
+    if granularity == 0 || granularity > 512 {
+        return Err(ScenarioError::invalid("fs.discard_granularity", granularity, "must be 1..=512 blocks"));
+    }
+    let tuning = crate::fs::FsTuning {
+        discard_granularity: granularity,
+        max_victim_search: positive("max_victim_search", *f.max_victim_search.get_or_insert(scaled(d.max_victim_search as u64) as u32) as u64)? as u32,
+        reclaim_segments: positive("reclaim_segments", *f.reclaim_segments.get_or_insert(scaled(d.reclaim_segments as u64) as u32) as u64)? as u32,
+        dirty_nodes_pages: positive("dirty_nodes_pages", *f.dirty_nodes_pages.get_or_insert(scaled(d.dirty_nodes_pages)))?,
+        gc_min_sleep_ms,
+        gc_max_sleep_ms,
+        gc_no_gc_sleep_ms,
+        gc_idle,
+        idle_interval_s: finite_in("fs.idle_interval", *f.idle_interval.get_or_insert(d.idle_interval_s), 0.0, 1e6)?,
+        min_fsync_blocks: *f.min_fsync_blocks.get_or_insert(d.min_fsync_blocks),
+    };
+    Ok((tuning, small))
+}
+
 /// Options a filesystem kind fixes: each (name, acceptable) must hold.
 fn fixed_options(checks: &[(&str, bool)], reason: &str) -> Result<(), ScenarioError> {
     match checks.iter().find(|(_, ok)| !ok) {
@@ -574,7 +656,7 @@ fn iplfs_defaults(f: &mut FsSection) -> Result<(), ScenarioError> {
             ("segs_per_sec", f.segs_per_sec.is_none_or(|s| s == 1)),
             ("partition_gib", f.partition_gib.is_none()),
             ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
-            ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
+            ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none" || m == "default")),
             ("bg_gc", f.bg_gc != Some(true)),
             ("discard", f.discard.as_deref().is_none_or(|m| m == "checkpoint")),
         ],
@@ -605,7 +687,7 @@ fn zf2fs_defaults(f: &mut FsSection, sb_blocks: u64) -> Result<(), ScenarioError
         &[
             ("partition_gib", f.partition_gib.is_none()),
             ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
-            ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
+            ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none" || m == "default")),
             ("discard", f.discard.as_deref().is_none_or(|m| m == "zone-reset")),
         ],
         "zoned F2FS uses the whole device, appends only (mode = lfs, no IPU) and resets freed zones",
@@ -639,7 +721,7 @@ fn d2fs_defaults(f: &mut FsSection, device_blocks: u64, sb_blocks: u64) -> Resul
     fixed_options(
         &[
             ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
-            ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none")),
+            ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none" || m == "default")),
             ("bg_gc", f.bg_gc != Some(true)),
             ("discard", f.discard.as_deref().is_none_or(|m| m == "on-invalidate")),
         ],

@@ -125,11 +125,10 @@ impl<D: BlockDevice> IoTarget for FsTarget<'_, D> {
         }
     }
 
-    fn idle(&mut self, now: SimTime) -> Result<(), FsError> {
-        self.fs.on_idle(now).map(|_| ())
-    }
-
+    /// F2FS decides for itself when it is idle (`idle_interval` since the
+    /// last request), so its background work runs on every tick.
     fn tick(&mut self, now: SimTime) -> Result<(), FsError> {
-        self.fs.flusher(now).map(|_| ())
+        self.fs.flusher(now)?;
+        self.fs.on_idle(now).map(|_| ())
     }
 }

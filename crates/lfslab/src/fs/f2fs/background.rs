@@ -1,0 +1,159 @@
+//! F2FS's background machinery, as Linux runs it (fs/f2fs, 6.6):
+//!
+//! * `f2fs_balance_fs_bg`: checkpoint when dirty NAT entries, dirty node
+//!   pages or prefree segments are in excess; the periodic checkpoint
+//!   (`cp_interval`) only once the filesystem is idle (no request for
+//!   `idle_interval`), never under load;
+//! * `gc_thread_func`: the GC thread sleeps between `gc_min_sleep_time` and
+//!   `gc_max_sleep_time` (`gc_no_gc_sleep_time` when it found no victim),
+//!   collects only when idle, and shortens its sleep while
+//!   `has_enough_invalid_blocks`;
+//! * `issue_discard_thread`: pending discards go out when the filesystem is
+//!   idle (io-aware DPOLICY_BG), `max_discard_request` (8) per 50 ms round,
+//!   only runs of at least `discard_granularity` blocks.
+//!
+//! Simplified, and said so in reports: the excess checks run after every
+//! operation (the kernel runs them from the GC thread and node writeback, a
+//! few seconds apart); background GC migrates synchronously (the kernel
+//! marks BG-collected pages dirty for writeback).
+
+use super::{F2fs, FsError};
+use crate::fs::config::DiscardPolicy;
+use crate::fs::victim::{CostBenefit, Greedy, SectionVictim};
+use crate::nvme::BlockDevice;
+use crate::sim::{SimDuration, SimTime};
+
+/// DEF_MIN_DISCARD_ISSUE_TIME: the discard thread's round when busy (ms).
+const DISCARD_ROUND_MS: u64 = 50;
+/// DEF_MAX_DISCARD_REQUEST: discards per round.
+const DISCARD_PER_ROUND: u64 = 8;
+/// LIMIT_INVALID_BLOCK and LIMIT_FREE_BLOCK (gc.h), percent.
+const LIMIT_INVALID_BLOCK: u64 = 40;
+const LIMIT_FREE_BLOCK: u64 = 40;
+/// DEF_RECLAIM_PREFREE_SEGMENTS: percent of main segments.
+const RECLAIM_PREFREE_PCT: u64 = 5;
+
+impl<D: BlockDevice> F2fs<D> {
+    /// `is_idle(sbi, REQ_TIME)`: no application request for `idle_interval`.
+    fn is_idle(&self, now: SimTime) -> bool {
+        now.saturating_since(self.last_req).as_secs_f64() >= self.cfg.tuning.idle_interval_s
+    }
+
+    /// `rec_prefree_segments`: 5% of the main segments, at most the tuned cap.
+    fn reclaim_segments(&self) -> u64 {
+        (self.layout.main_segments as u64 * RECLAIM_PREFREE_PCT / 100).min(self.cfg.tuning.reclaim_segments as u64)
+    }
+
+    /// F2FS `f2fs_balance_fs_bg`.
+    pub(super) fn balance_fs_bg(&mut self, now: SimTime) -> SimTime {
+        // excess_dirty_nats: dirty NAT entries >= max_nid * dirty_nats_ratio%.
+        let nats = self.nm.dirty_nat_count() as u64 * 100 >= self.layout.max_nid as u64 * self.cfg.dirty_nats_ratio as u64;
+        // excess_dirty_nodes: 8 segments of dirty node pages.
+        let nodes = self.nm.dirty_count() as u64 >= self.cfg.tuning.dirty_nodes_pages;
+        // excess_prefree_segs. D2FS keeps its own trigger (sections named by
+        // unsynced records stay prefree, so this one would fire in a loop).
+        let prefree = self.d2fs.is_none()
+            && self.sm.prefree_sections() as u64 * self.layout.segs_per_sec as u64 > self.reclaim_segments();
+        let periodic = self.is_idle(now) && now.saturating_since(self.last_cp).as_secs_f64() >= self.cfg.cp_interval_s;
+        if nats || nodes || prefree || periodic {
+            self.checkpoint(now)
+        } else {
+            now
+        }
+    }
+
+    /// `has_enough_invalid_blocks` (gc.h, 6.x form).
+    fn has_enough_invalid_blocks(&self) -> bool {
+        let user = self.layout.user_blocks;
+        let invalid = user.saturating_sub(self.sm.valid_blocks_total());
+        let free_segs = self.sm.free_sections() as u64 * self.layout.segs_per_sec as u64;
+        let free_user = free_segs.saturating_sub(self.layout.ovp_segments as u64) * crate::fs::layout::BLOCKS_PER_SEG as u64;
+        invalid > user * LIMIT_INVALID_BLOCK / 100 && free_user < invalid * LIMIT_FREE_BLOCK / 100
+    }
+
+    /// One wakeup of the GC thread (`gc_thread_func`) if it is due.
+    fn gc_thread(&mut self, now: SimTime) -> Result<SimTime, FsError> {
+        if now < self.gc_wake_at {
+            return Ok(now);
+        }
+        let tu = &self.cfg.tuning;
+        let (min, max, no_gc) = (tu.gc_min_sleep_ms, tu.gc_max_sleep_ms, tu.gc_no_gc_sleep_ms);
+        let increase = |w: u64| if w == no_gc { w } else { (w + min).min(max) };
+        let decrease = |w: u64| {
+            let w = if w == no_gc { max } else { w };
+            if w < 2 * min { min } else { w - min }
+        };
+        let mut done = now;
+        if !self.is_idle(now) {
+            self.gc_wait_ms = increase(self.gc_wait_ms);
+        } else {
+            self.gc_wait_ms = if self.has_enough_invalid_blocks() { decrease(self.gc_wait_ms) } else { increase(self.gc_wait_ms) };
+            match self.background_gc(now)? {
+                None => self.gc_wait_ms = no_gc,
+                Some(t) => {
+                    if self.gc_wait_ms == no_gc {
+                        self.gc_wait_ms = min;
+                    }
+                    done = t;
+                }
+            }
+            done = self.balance_fs_bg(done);
+        }
+        self.gc_wake_at = done + SimDuration::from_ms(self.gc_wait_ms);
+        Ok(done)
+    }
+
+    /// `f2fs_gc` with BG_GC: checkpoint if that frees enough; else one victim
+    /// by cost-benefit (greedy under gc_idle = 2). None: no victim.
+    fn background_gc(&mut self, now: SimTime) -> Result<Option<SimTime>, FsError> {
+        let mut t = self.gc_lock.acquire(now);
+        if self.not_enough_free_secs() && self.sm.prefree_sections() > 0 {
+            t = self.checkpoint(t);
+        }
+        let cands = self.sm.victim_candidates();
+        let per_sec = self.layout.blocks_per_sec();
+        // A full section gains nothing (cost at get_max_cost): not a victim.
+        let cands: Vec<_> = cands.into_iter().filter(|c| (c.valid_blocks as u64) < per_sec).collect();
+        let victim = if self.cfg.tuning.gc_idle == 2 { Greedy.select(&cands, per_sec) } else { CostBenefit.select(&cands, per_sec) };
+        let Some(v) = victim else {
+            self.gc_lock.release(t);
+            return Ok(None);
+        };
+        let r = self.gc_section(t, v);
+        let e = *r.as_ref().unwrap_or(&t);
+        self.gc_lock.release(e);
+        let e = r?;
+        self.stats.gc_bg_count += 1;
+        self.stats.gc_time_ns += (e - t).ns();
+        Ok(Some(e))
+    }
+
+    /// The discard thread: when idle, `max_discard_request` commands per
+    /// round for the rounds since its last run.
+    fn discard_thread(&mut self, now: SimTime) -> SimTime {
+        if self.cfg.discard != DiscardPolicy::IdleBatched || self.pending_discards.is_empty() || !self.is_idle(now) {
+            self.discard_ran = now;
+            return now;
+        }
+        let rounds = now.saturating_since(self.discard_ran).ns() / SimDuration::from_ms(DISCARD_ROUND_MS).ns();
+        if rounds == 0 {
+            return now;
+        }
+        self.discard_ran = now;
+        self.issue_discards(now, (rounds * DISCARD_PER_ROUND) as usize)
+    }
+
+    /// Background work at `now`: the GC thread when due, the metadata
+    /// balance (checkpoints) and the discard thread. Runs beside the
+    /// application; returns when the work it started completes.
+    pub fn on_idle(&mut self, now: SimTime) -> Result<SimTime, FsError> {
+        let mut t = now;
+        if self.cfg.bg_gc && self.d2fs.is_none() && !self.iplfs() {
+            t = self.gc_thread(now)?;
+        }
+        t = t.max(self.balance_fs_bg(now));
+        t = t.max(self.discard_thread(now));
+        self.d2fs_after_op(t);
+        Ok(t)
+    }
+}
