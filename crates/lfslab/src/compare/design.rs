@@ -10,6 +10,7 @@ pub struct Design {
     kind: &'static str,
     mode: Option<&'static str>,
     discard: Option<&'static str>,
+    segs_per_sec: Option<u32>,
 }
 
 impl Design {
@@ -18,25 +19,36 @@ impl Design {
             kind: Some(self.kind.into()),
             mode: self.mode.map(Into::into),
             discard: self.discard.map(Into::into),
+            segs_per_sec: self.segs_per_sec,
             ..FsSection::default()
         }
     }
 }
 
-pub const DESIGNS: [Design; 5] = [
+pub const DESIGNS: [Design; 6] = [
     Design {
         name: "f2fs",
-        description: "F2FS (adaptive: SSR + IPU policy, 2 MiB sections) on a page-mapping FTL; discards as soon as a checkpoint frees a section, as the D2FS paper's F2FS branch does",
-        kind: "f2fs",
-        mode: None,
-        discard: Some("immediate"),
-    },
-    Design {
-        name: "f2fs-lfs",
-        description: "F2FS in LFS mode (append only, no SSR/IPU) on a page-mapping FTL, immediate discard",
+        description: "F2FS as the D2FS artifact runs it (general_resource/f2fs.sh: mkfs.f2fs -s 16, mount -o mode=lfs): append-only logging, 32 MiB sections, FS GC, discards as soon as a checkpoint frees a section (the artifact's F2FS branch), on a page-mapping FTL",
         kind: "f2fs",
         mode: Some("lfs"),
         discard: Some("immediate"),
+        segs_per_sec: Some(16),
+    },
+    Design {
+        name: "f2fs-adaptive",
+        description: "stock F2FS: adaptive mode (SSR, kernel IPU policy, O_DIRECT overwrites in place), mkfs defaults (2 MiB sections), discards from the idle-time discard thread, on a page-mapping FTL",
+        kind: "f2fs",
+        mode: Some("adaptive"),
+        discard: Some("idle-batched"),
+        segs_per_sec: Some(1),
+    },
+    Design {
+        name: "f2fs-lfs",
+        description: "F2FS in LFS mode (append only, no SSR/IPU) with 2 MiB sections on a page-mapping FTL, immediate discard",
+        kind: "f2fs",
+        mode: Some("lfs"),
+        discard: Some("immediate"),
+        segs_per_sec: Some(1),
     },
     Design {
         name: "zf2fs",
@@ -44,6 +56,7 @@ pub const DESIGNS: [Design; 5] = [
         kind: "zf2fs",
         mode: None,
         discard: None,
+        segs_per_sec: None,
     },
     Design {
         name: "iplfs",
@@ -51,6 +64,7 @@ pub const DESIGNS: [Design; 5] = [
         kind: "iplfs",
         mode: None,
         discard: None,
+        segs_per_sec: None,
     },
     Design {
         name: "d2fs",
@@ -58,6 +72,7 @@ pub const DESIGNS: [Design; 5] = [
         kind: "d2fs",
         mode: None,
         discard: None,
+        segs_per_sec: None,
     },
 ];
 

@@ -71,6 +71,9 @@ pub fn scenario_for(workload: &ScenarioFile, design: &Design, scale: f64, base: 
         let cap = unscaled.resolved.device.capacity_gib.expect("resolved");
         f.device.capacity_gib = Some(cap * scale);
         f.volume_scale = Some(unscaled.resolved.volume_scale.unwrap_or(1.0) * scale);
+        // Host memory stands for the paper's as the device does.
+        let cache = unscaled.resolved.host.page_cache_mib.unwrap_or(1024) as f64 * scale;
+        f.host.page_cache_mib = Some((cache.round() as u64).max(1));
         for j in &mut f.jobs {
             if let Some(r) = &j.runtime {
                 let secs = crate::scenario::parse_duration("job.runtime", r).map_err(err)?.as_secs_f64();
