@@ -134,7 +134,7 @@ fn lfs_mode_survives_gc_and_checkpoints() {
 #[test]
 fn adaptive_mode_uses_ssr_and_ipu() {
     for seed in 0..4 {
-        let cfg = FsConfig { mode: FsMode::Adaptive, ipu_policy: IpuPolicy::SsrUtil, min_ipu_util: 10, ..FsConfig::default() };
+        let cfg = FsConfig { mode: FsMode::Adaptive, ipu_policy: IpuPolicy(IpuPolicy::SSR_UTIL), min_ipu_util: 10, ..FsConfig::default() };
         let fs = stress(seed, cfg, 6_000);
         let s = fs.stats();
         assert!(s.ssr_blocks > 0 || s.ipu_blocks > 0, "seed {seed}: adaptive mode never left LFS: {s:?}");
@@ -147,7 +147,7 @@ fn crash_recovery_keeps_every_fsync_and_checkpoint_promise() {
     for seed in 0..4 {
         for mode in [FsMode::Lfs, FsMode::Adaptive] {
             // Adaptive mode also updates in place (IPU) and recycles slack space.
-            let cfg = FsConfig { mode, ipu_policy: IpuPolicy::SsrUtil, min_ipu_util: 10, track_recovery: true, ..FsConfig::default() };
+            let cfg = FsConfig { mode, ipu_policy: IpuPolicy(IpuPolicy::SSR_UTIL), min_ipu_util: 10, track_recovery: true, ..FsConfig::default() };
             stress_with(seed, cfg, 3_000, |fs, t, n| {
                 if n % 97 == 0 {
                     let r = fs.crash_check(t, true).expect("tracking is on");
@@ -248,7 +248,7 @@ proptest::proptest! {
         lfs in proptest::prelude::any::<bool>(),
     ) {
         let mode = if lfs { FsMode::Lfs } else { FsMode::Adaptive };
-        let cfg = FsConfig { mode, ipu_policy: IpuPolicy::SsrUtil, min_ipu_util: 50, page_cache_pages: 1024, ..FsConfig::default() };
+        let cfg = FsConfig { mode, ipu_policy: IpuPolicy(IpuPolicy::SSR_UTIL), min_ipu_util: 50, page_cache_pages: 1024, ..FsConfig::default() };
         let mut fs = F2fs::format(ssd(128), cfg).unwrap();
         let mut t = SimTime::ZERO;
         let mut files: Vec<Ino> = Vec::new();

@@ -1,10 +1,11 @@
-//! F2FS on-disk layout, computed the way mkfs.f2fs (f2fs-tools,
-//! mkfs/f2fs_format.c) does for a partition size and section size:
-//! superblock zone, checkpoint area (two packs), SIT (two copies), NAT (two
-//! copies), SSA (one summary block per main segment), main area aligned to
-//! a section. Overprovisioning and reserved segments follow
-//! `get_best_overprovision` and the reserved-segment formula
-//! `(2 * (100 / ovp + 1) + NR_CURSEG_TYPE) * segs_per_sec`.
+//! F2FS on-disk layout, computed the way mkfs.f2fs of f2fs-tools 1.15.0
+//! (mkfs/f2fs_format.c `f2fs_prepare_super_block`) does for a partition
+//! size and section size: superblock zone, checkpoint area (two packs), SIT
+//! (two copies), NAT (two copies, capped by the checkpoint's bitmap space),
+//! SSA (one summary block per segment, padded to a zone), main area aligned
+//! to a zone. Overprovisioning and reserved segments follow
+//! `get_best_overprovision` and `(2 * (100 / ovp + 1) + NR_CURSEG_TYPE) *
+//! segs_per_sec`.
 
 use serde::Serialize;
 
@@ -53,16 +54,19 @@ impl std::fmt::Display for LayoutError {
     }
 }
 
-/// mkfs.f2fs's search for the overprovision ratio leaving the most user space.
-fn best_overprovision(main_segments: u32, segs_per_sec: u32) -> f64 {
+/// `get_best_overprovision` (f2fs-tools 1.15.0, include/f2fs_fs.h): the
+/// ratio leaving the most user space. The candidate is an accumulated f64,
+/// as in C (after 199 steps it is 2.0000000000000013, which changes the
+/// reserved count of some sizes by one), and the reserve is not truncated.
+fn best_overprovision(main_segments: u32, usable: u32, spsec_usable: u32) -> f64 {
     let (mut candidate, end, diff) = if main_segments < 256 { (10.0, 95.0, 5.0) } else { (0.01, 10.0, 0.01) };
-    let main = main_segments as f64;
+    let usable = usable as f64;
     let (mut best, mut best_space) = (0.0, 0.0);
-    while candidate <= end + 1e-9 {
-        let reserved = reserved_for(candidate, segs_per_sec) as f64;
-        let ovp = (main - reserved) * candidate / 100.0;
-        let space = main - reserved - ovp;
-        if space > best_space {
+    while candidate <= end {
+        let reserved = (2.0 * (100.0 / candidate + 1.0) + NR_CURSEG_TYPE as f64) * spsec_usable as f64;
+        let ovp = (usable - reserved) * candidate / 100.0;
+        let space = usable - reserved - ovp;
+        if best_space < space {
             best_space = space;
             best = candidate;
         }
@@ -71,36 +75,54 @@ fn best_overprovision(main_segments: u32, segs_per_sec: u32) -> f64 {
     best
 }
 
-fn reserved_for(ovp_pct: f64, segs_per_sec: u32) -> u32 {
-    ((2.0 * (100.0 / ovp_pct + 1.0) + NR_CURSEG_TYPE as f64) as u32) * segs_per_sec
+/// `c.reserved_segments` (f2fs_prepare_super_block): truncated to u32.
+fn reserved_for(ovp_pct: f64, spsec_usable: u32) -> u32 {
+    ((2.0 * (100.0 / ovp_pct + 1.0) + NR_CURSEG_TYPE as f64) * spsec_usable as f64) as u32
 }
+
+/// MAX_BITMAP_SIZE_IN_CKPT and MAX_SIT_BITMAP_SIZE_IN_CKPT (f2fs_fs.h): the
+/// SIT and NAT version bitmaps share the checkpoint block.
+const MAX_BITMAP_SIZE_IN_CKPT: u64 = 3900;
+const MAX_SIT_BITMAP_SIZE_IN_CKPT: u64 = 3836;
+/// MAX_SIT_BITMAP_SIZE for F2FS_MAX_SEGMENT (8 Mi segments).
+const MAX_SIT_BITMAP_SIZE: u64 = 19072;
 
 impl Layout {
     /// Lay out a partition of `blocks` 4 KiB blocks with sections of
-    /// `segs_per_sec` segments; `overprovision_pct` overrides mkfs's choice.
+    /// `segs_per_sec` segments as mkfs.f2fs 1.15.0 (Debian bookworm's
+    /// f2fs-tools) does on a regular file (`f2fs_prepare_super_block`);
+    /// `overprovision_pct` overrides its choice (`-o`). The test below checks
+    /// the numbers mkfs.f2fs printed for 1 to 256 GiB.
     pub fn mkfs(blocks: u64, segs_per_sec: u32, overprovision_pct: Option<f64>) -> Result<Layout, LayoutError> {
         if segs_per_sec == 0 || !segs_per_sec.is_power_of_two() || segs_per_sec > 1024 {
             return Err(LayoutError(format!("fs.segs_per_sec = {segs_per_sec}: must be a power of two in 1..=1024")));
         }
         let spb = BLOCKS_PER_SEG as u64;
-        let sec_blocks = spb * segs_per_sec as u64;
-        // Superblock zone: the first segment (two superblock copies live there).
-        let segment0 = spb;
-        let segment_count = (blocks.saturating_sub(segment0) / spb) as u32;
-        let cp_segments = 2u32;
-        let sit_blocks = (segment_count as u64).div_ceil(SIT_ENTRY_PER_BLOCK);
-        let sit_segments = sit_blocks.div_ceil(spb) as u32;
-        let avail = (segment_count.saturating_sub(cp_segments + 2 * sit_segments)) as u64 * spb;
-        let nat_blocks = avail.div_ceil(NAT_ENTRY_PER_BLOCK);
-        let nat_segments = nat_blocks.div_ceil(spb) as u32;
-        let before_ssa = cp_segments + 2 * sit_segments + 2 * nat_segments;
-        let main_guess = segment_count.saturating_sub(before_ssa);
-        let ssa_segments = (main_guess as u64).div_ceil(spb) as u32;
-        let meta_segments = before_ssa + ssa_segments;
-        // Main area starts on a section boundary (mkfs aligns it to a zone).
-        let meta_end = segment0 + meta_segments as u64 * spb;
-        let main_blkaddr = meta_end.div_ceil(sec_blocks) * sec_blocks;
-        let main_sections = (blocks.saturating_sub(main_blkaddr) / sec_blocks) as u32;
+        let spz = segs_per_sec as u64; // one section per zone (secs_per_zone = 1)
+        let zone_blocks = spb * spz;
+        // The superblock's 8 KiB start the first zone, which is skipped whole.
+        let segment0 = 2u64.div_ceil(zone_blocks) * zone_blocks;
+        // 1.15.0 counts device segments unaligned (usable segments below), then aligns.
+        let dev_segments = blocks.saturating_sub(segment0) / spb;
+        let segment_count = dev_segments / spz * spz;
+        let cp_segments = 2u64;
+        let sit_segments = segment_count.div_ceil(SIT_ENTRY_PER_BLOCK).div_ceil(spb);
+        let avail = segment_count.saturating_sub(cp_segments + 2 * sit_segments) * spb;
+        let mut nat_segments = avail.div_ceil(NAT_ENTRY_PER_BLOCK).div_ceil(spb);
+        // The NAT version bitmap gets what the SIT bitmap leaves of the checkpoint block.
+        let sit_bitmap = (sit_segments * spb / 8).min(MAX_SIT_BITMAP_SIZE);
+        let nat_bitmap = if sit_bitmap > MAX_SIT_BITMAP_SIZE_IN_CKPT { MAX_BITMAP_SIZE_IN_CKPT } else { MAX_BITMAP_SIZE_IN_CKPT - sit_bitmap };
+        nat_segments = nat_segments.min(nat_bitmap * 8 / spb);
+        let avail = segment_count.saturating_sub(cp_segments + 2 * sit_segments + 2 * nat_segments) * spb;
+        let mut ssa_segments = (avail / spb + 1).div_ceil(spb);
+        let meta_segments = cp_segments + 2 * sit_segments + 2 * nat_segments + ssa_segments;
+        // SSA absorbs the padding to a zone boundary; main starts on one.
+        if meta_segments % spz != 0 {
+            ssa_segments += spz - meta_segments % spz;
+        }
+        let meta_zones = meta_segments.div_ceil(spz);
+        let main_blkaddr = segment0 + meta_zones * zone_blocks;
+        let main_sections = (segment_count / spz).saturating_sub(meta_zones) as u32;
         let main_segments = main_sections * segs_per_sec;
         let min_sections = 2 * NR_CURSEG_TYPE + 4;
         if main_sections < min_sections {
@@ -108,16 +130,19 @@ impl Layout {
                 "fs partition of {} MiB has {main_sections} main sections of {} MiB; F2FS needs at least {min_sections}: \
                  enlarge the partition or shrink fs.segs_per_sec",
                 blocks * 4 / 1024,
-                sec_blocks * 4 / 1024
+                zone_blocks * 4 / 1024
             )));
         }
+        // f2fs_get_usable_segments (HAVE_BLK_ZONE_REP_V2 build): from the unaligned count.
+        let usable = (dev_segments - (main_blkaddr - segment0) / spb) as u32;
+        let spsec_usable = usable.div_ceil(main_sections);
         let ovp_pct = match overprovision_pct {
             Some(p) if p > 0.0 && p < 100.0 => p,
             Some(p) => return Err(LayoutError(format!("fs.overprovision_pct = {p}: must be in (0, 100)"))),
-            None => best_overprovision(main_segments, segs_per_sec),
+            None => best_overprovision(main_segments, usable, spsec_usable),
         };
-        let reserved_segments = reserved_for(ovp_pct, segs_per_sec);
-        if reserved_segments >= main_segments {
+        let reserved_segments = reserved_for(ovp_pct, spsec_usable);
+        if reserved_segments + NR_CURSEG_TYPE > main_segments {
             return Err(LayoutError(format!(
                 "fs: {reserved_segments} reserved segments for overprovision {ovp_pct}% exceed the {main_segments} main segments"
             )));
@@ -133,30 +158,34 @@ impl Layout {
                 blocks * 4 / 1024
             )));
         }
-        let ovp_segments = ((main_segments - reserved_segments) as f64 * ovp_pct / 100.0) as u32 + reserved_segments;
-        let user_blocks = (main_segments.saturating_sub(ovp_segments)) as u64 * spb;
+        // overprov_segment_count includes the reserved segments.
+        let ovp_segments = ((usable - reserved_segments) as f64 * ovp_pct / 100.0) as u32 + reserved_segments;
+        if ovp_segments >= usable {
+            return Err(LayoutError(format!("fs: overprovision {ovp_pct}% leaves no user space in {usable} segments")));
+        }
+        let user_blocks = (usable - ovp_segments) as u64 * spb;
         let cp_blkaddr = segment0;
-        let sit_blkaddr = cp_blkaddr + cp_segments as u64 * spb;
-        let nat_blkaddr = sit_blkaddr + 2 * sit_segments as u64 * spb;
-        let ssa_blkaddr = nat_blkaddr + 2 * nat_segments as u64 * spb;
+        let sit_blkaddr = cp_blkaddr + cp_segments * spb;
+        let nat_blkaddr = sit_blkaddr + 2 * sit_segments * spb;
+        let ssa_blkaddr = nat_blkaddr + 2 * nat_segments * spb;
         Ok(Layout {
             blocks,
             segs_per_sec,
             cp_blkaddr,
             sit_blkaddr,
-            sit_segments,
+            sit_segments: sit_segments as u32,
             nat_blkaddr,
-            nat_segments,
+            nat_segments: nat_segments as u32,
             ssa_blkaddr,
-            ssa_segments,
+            ssa_segments: ssa_segments as u32,
             main_blkaddr,
             main_segments,
             main_sections,
-            overprovision_pct: (ovp_pct * 100.0).round() / 100.0,
+            overprovision_pct: (ovp_pct * 1000.0).round() / 1000.0,
             ovp_segments,
             reserved_segments,
             user_blocks,
-            max_nid: (nat_segments as u64 * spb * NAT_ENTRY_PER_BLOCK).min(u32::MAX as u64 - 1) as u32,
+            max_nid: (nat_segments * spb * NAT_ENTRY_PER_BLOCK).min(u32::MAX as u64 - 1) as u32,
         })
     }
 
@@ -255,6 +284,30 @@ mod tests {
         let big = Layout::mkfs(16 << 18, 16, None).unwrap();
         assert_eq!(big.main_blkaddr % (512 * 16), 0, "main area aligns to 32 MiB sections");
         assert!(big.ovp_segments > 3 * small.ovp_segments, "{} vs {}", big.ovp_segments, small.ovp_segments);
+    }
+
+    /// What mkfs.f2fs 1.15.0 (Debian f2fs-tools 1.15.0-1) printed and wrote
+    /// for sparse image files (`fsck.f2fs -d 1`): size GiB, segs_per_sec,
+    /// SIT / NAT segments (both copies), SSA segments, main segments, main
+    /// sections, main_blkaddr, overprovision %, ovp segments, reserved
+    /// segments, user blocks.
+    #[test]
+    fn mkfs_f2fs_1_15_geometry() {
+        let table: [(u64, u32, u32, u32, u32, u32, u32, u64, f64, u32, u32, u64); 7] = [
+            (1, 1, 2, 4, 1, 502, 502, 5120, 6.360, 68, 39, 222208),
+            (4, 1, 2, 10, 4, 2029, 2029, 9728, 3.150, 132, 71, 971264),
+            (16, 1, 2, 36, 16, 8135, 8135, 29184, 1.570, 260, 135, 4032000),
+            (64, 1, 4, 116, 64, 32581, 32581, 95744, 0.780, 516, 264, 16417280),
+            (256, 1, 10, 110, 256, 130693, 130693, 194048, 0.390, 1027, 520, 66388992),
+            (16, 16, 2, 36, 24, 8112, 507, 40960, 6.330, 1106, 633, 3587072),
+            (256, 16, 10, 110, 262, 130672, 8167, 204800, 1.570, 4183, 2166, 64762368),
+        ];
+        for (gib, spsec, sit, nat, ssa, main, secs, main_blk, ovp, ovp_segs, rsvd, user) in table {
+            let l = Layout::mkfs(gib << 18, spsec, None).unwrap();
+            let got = (2 * l.sit_segments, 2 * l.nat_segments, l.ssa_segments, l.main_segments, l.main_sections, l.main_blkaddr);
+            assert_eq!(got, (sit, nat, ssa, main, secs, main_blk), "{gib} GiB -s {spsec}");
+            assert_eq!((l.overprovision_pct, l.ovp_segments, l.reserved_segments, l.user_blocks), (ovp, ovp_segs, rsvd, user), "{gib} GiB -s {spsec}");
+        }
     }
 
     #[test]
