@@ -128,7 +128,7 @@ fn compare_writes_a_report_directory_and_names_bad_input() {
 
     let (code, _, stderr) = lfslab(&["compare", "--designs", "f2fs,zfs", "--workload", w.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("\"zfs\"") && stderr.contains("valid: f2fs, f2fs-lfs, zf2fs, iplfs, d2fs"), "{stderr}");
+    assert!(stderr.contains("\"zfs\"") && stderr.contains("valid: f2fs, f2fs-adaptive, f2fs-lfs, zf2fs, iplfs, d2fs"), "{stderr}");
     let (code, _, stderr) = lfslab(&["reproduce", "fig99"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("valid: d2fs-fio, d2fs-table1"), "{stderr}");

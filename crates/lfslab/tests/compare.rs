@@ -15,7 +15,8 @@ preset = "970pro"
 capacity_gib = 4
 [[job]]
 rw = "randwrite"
-size = "70%"
+# mkfs.f2fs -s 16 leaves 48% of 2 GiB to users (the scale test halves it).
+size = "40%"
 iodepth = 1
 runtime = "8s"
 [output]
@@ -93,5 +94,27 @@ fn scale_shrinks_capacity_and_runtime_together() {
 #[test]
 fn unknown_designs_list_the_valid_ones() {
     let e = designs_by_name(&["btrfs".into()]).unwrap_err().to_string();
-    assert!(e.contains("\"btrfs\"") && e.contains("f2fs, f2fs-lfs, zf2fs, iplfs, d2fs"), "{e}");
+    assert!(e.contains("\"btrfs\"") && e.contains("f2fs, f2fs-adaptive, f2fs-lfs, zf2fs, iplfs, d2fs"), "{e}");
+}
+
+/// Issue 10's scale invariance at test size: on the built-in fio-randwrite
+/// workload, each design's steady IOPS and total WAF at --scale 2 lie
+/// within 15% of --scale 1. (Below scale 1 the real mkfs.f2fs -s 16
+/// reserve, about 40 sections whatever the size, is a growing share of the
+/// volume: F2FS at 0.5 runs 16% slower than at 1, a size effect the kernel
+/// has too.) Before the
+/// kernel's SSR, checkpoint and IPU rules, F2FS flipped between GC regimes
+/// with scale.
+#[test]
+fn results_hold_across_scales() {
+    let file = Scenario::file_from_toml_with(lfslab::scenario::builtin("fio-randwrite").unwrap(), &[]).unwrap();
+    let designs = designs_by_name(&["f2fs".into(), "zf2fs".into(), "iplfs".into(), "d2fs".into()]).unwrap();
+    let at = |scale: f64| compare::run("fio-randwrite", &file, &designs, scale, None, Path::new("."), |_, _, _| {}, None).unwrap();
+    let (a, b) = (at(1.0), at(2.0));
+    for (x, y) in a.summary.iter().zip(&b.summary) {
+        for (what, u, v) in [("steady IOPS", x.steady_iops, y.steady_iops), ("total WAF", x.total_waf, y.total_waf)] {
+            let r = v / u;
+            assert!((0.85..=1.15).contains(&r), "{}: {what} {u:.3} at scale 1 but {v:.3} at 2 (ratio {r:.3})", x.design);
+        }
+    }
 }

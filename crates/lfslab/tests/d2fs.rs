@@ -38,7 +38,8 @@ fn first_and_steady(r: &RunReport) -> (f64, f64) {
 #[test]
 fn d2fs_sustains_throughput_where_f2fs_collapses() {
     let d = common::run(&scenario("kind = \"d2fs\"", 24));
-    let f = common::run(&scenario("discard = \"immediate\"", 24));
+    // The paper's F2FS appends (mode=lfs): adaptive F2FS writes O_DIRECT overwrites in place.
+    let f = common::run(&scenario("mode = \"lfs\"\ndiscard = \"immediate\"", 24));
     for r in [&d, &f] {
         assert_eq!(r.oracle.mismatches_count, 0);
     }

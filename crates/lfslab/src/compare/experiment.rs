@@ -88,7 +88,11 @@ pub const EXPERIMENTS: [Experiment; 2] = [
             PaperValue { design: "zf2fs", metric: Metric::TotalWaf, paper: 1.4, source: "§8.3: D2FS, IPLFS and zoned F2FS exhibit similar WAF (about 1.4)" },
             PaperValue { design: "d2fs", metric: Metric::TotalWaf, paper: 1.4, source: "§8.3: D2FS ... exhibit similar WAF (about 1.4)" },
         ],
-        caveat: "the paper runs 256 GiB for 1200 s; the default scale runs 1/16 of both (use --scale 16 for paper size)",
+        caveat: "the paper runs 256 GiB for 1200 s; the default scale runs 1/16 of both (use --scale 16 for paper size). \
+                 Which F2FS: the paper says neither mode nor I/O path; its artifact (general_resource/f2fs.sh, FIO/run_fio_f2fs.sh) \
+                 formats with mkfs.f2fs -s 16, mounts with -o mode=lfs and runs fio without --direct, so `f2fs` here is LFS mode \
+                 with 32 MiB sections under buffered writes. Under the kernel's rules stock adaptive F2FS (`f2fs-adaptive`) writes \
+                 O_DIRECT overwrites in place and never cleans; see README for the candidates measured",
     },
     Experiment {
         name: "d2fs-table1",
