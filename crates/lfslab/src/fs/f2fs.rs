@@ -948,11 +948,19 @@ impl<D: BlockDevice> F2fs<D> {
         if dirty.is_empty() {
             return Ok((now, 0));
         }
-        let t = self.balance_fs(now)?;
-        let t = self.cp_rwsem.read_from(t);
         let pages: Vec<(u64, Fingerprint)> = dirty.into_iter().map(|(o, fp)| (o, Fingerprint(fp))).collect();
-        let done = self.commit_pages(t, ino, &pages, kind)?;
-        self.cp_rwsem.read_until(done);
+        // The kernel balances per page written back (f2fs_write_single_data_page
+        // -> f2fs_balance_fs); a segment's worth at a time keeps a large
+        // writeback from running the free sections dry between two checks.
+        // Chunks are submitted without waiting for the previous ones.
+        let (mut start, mut done) = (now, now);
+        for chunk in pages.chunks(BLOCKS_PER_SEG as usize) {
+            start = self.balance_fs(start)?;
+            let t = self.cp_rwsem.read_from(start);
+            let d = self.commit_pages(t, ino, chunk, kind)?;
+            self.cp_rwsem.read_until(d);
+            done = done.max(d);
+        }
         Ok((done, written))
     }
 
