@@ -212,7 +212,7 @@ pub struct F2fs<D: BlockDevice> {
     /// When the discard thread last ran.
     discard_ran: SimTime,
     cp_version: u64,
-    pending_discards: Vec<(u64, u32)>,
+    pending_discards: super::discard_queue::DiscardQueue,
     scratch_read: Vec<Option<Fingerprint>>,
     cache: PageCache,
     /// File blocks in use (written and not truncated), for ENOSPC.
@@ -292,7 +292,7 @@ impl<D: BlockDevice> F2fs<D> {
             gc_wake_at: SimTime::ZERO + SimDuration::from_ms(cfg_gc_min),
             discard_ran: SimTime::ZERO,
             cp_version: 0,
-            pending_discards: Vec::new(),
+            pending_discards: Default::default(),
             scratch_read: Vec::new(),
             cache: PageCache::new(cfg_cache_pages),
             used_blocks: 0,
@@ -564,6 +564,14 @@ impl<D: BlockDevice> F2fs<D> {
         let keep = self.d2fs_sections_to_keep();
         let sit = self.sm.checkpoint(&keep);
         let freed = sit.freed;
+        // add_discard_addrs: plain F2FS discards the blocks this checkpoint
+        // released in segments still in use (zoned F2FS resets whole zones;
+        // D2FS and IPLFS discard on their own terms).
+        if !self.cfg.zoned && self.d2fs.is_none() && !self.iplfs() && self.cfg.discard != DiscardPolicy::Off {
+            for &(b, l) in &sit.discard_runs {
+                self.pending_discards.insert(b, l);
+            }
+        }
         if sit.dirty_entries > SIT_JOURNAL_ENTRIES && !self.iplfs() {
             let mut blks: Vec<u64> = sit
                 .dirty_blocks
@@ -585,9 +593,7 @@ impl<D: BlockDevice> F2fs<D> {
         let freed = if self.d2fs.is_some() || self.iplfs() { Vec::new() } else { freed };
         for s in freed {
             let blk = self.layout.main_blkaddr + s as u64 * self.layout.blocks_per_sec();
-            if !self.pending_discards.iter().any(|&(b, _)| b == blk) {
-                self.pending_discards.push((blk, sec_blocks));
-            }
+            self.pending_discards.insert(blk, sec_blocks);
         }
         if self.cfg.discard == DiscardPolicy::Immediate {
             t = self.issue_discards(t, usize::MAX);
@@ -607,21 +613,31 @@ impl<D: BlockDevice> F2fs<D> {
         t
     }
 
+    /// Issue up to `max` pending discards. A block written again since it
+    /// was queued is cut out (F2FS punches the command, `f2fs_wait_discard_bio`);
+    /// so is one valid at the last checkpoint (recovery may need it). Zoned
+    /// F2FS resets whole free zones instead.
     fn issue_discards(&mut self, at: SimTime, max: usize) -> SimTime {
-        // A section reused since it was freed has live data now: its pending
-        // discard is dropped (F2FS removes a discard command when its blocks
-        // are written again, `f2fs_wait_discard_bio`).
-        let main = self.layout.main_blkaddr;
-        let per_sec = self.layout.blocks_per_sec();
-        self.pending_discards.retain(|&(blk, _)| self.sm.section_is_free(((blk - main) / per_sec) as u32));
-        let n = max.min(self.pending_discards.len());
         let mut done = at;
-        for (blk, len) in self.pending_discards.drain(..n).collect::<Vec<_>>() {
-            if self.cfg.zoned {
-                self.stats.zone_resets += 1;
-                done = done.max(self.dev.reset_zone(at, Lpn(blk), len));
-                continue;
+        if self.cfg.zoned {
+            let (main, per_sec) = (self.layout.main_blkaddr, self.layout.blocks_per_sec());
+            let sm = &self.sm;
+            let zones = self.pending_discards.take(max, per_sec as u32, |b| sm.section_is_free(((b - main) / per_sec) as u32));
+            for (blk, len) in zones {
+                for z in 0..len as u64 / per_sec {
+                    self.stats.zone_resets += 1;
+                    done = done.max(self.dev.reset_zone(at, Lpn(blk + z * per_sec), per_sec as u32));
+                }
             }
+            return done;
+        }
+        // The background thread honours discard_granularity; an immediate
+        // policy sends everything.
+        let granularity = if self.cfg.discard == DiscardPolicy::IdleBatched { self.cfg.tuning.discard_granularity } else { 1 };
+        let main = self.layout.main_blkaddr;
+        let sm = &self.sm;
+        let runs = self.pending_discards.take(max, granularity, |b| b >= main && !sm.is_valid(b) && !sm.ckpt_valid(b));
+        for (blk, len) in runs {
             self.stats.discard_cmds += 1;
             self.stats.discard_blocks += len as u64;
             done = done.max(self.dev.discard(at, Lpn(blk), len));

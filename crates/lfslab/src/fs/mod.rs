@@ -4,6 +4,7 @@
 mod config;
 mod chunked;
 mod dirty_segmap;
+mod discard_queue;
 mod f2fs;
 pub mod layout;
 pub mod node;

@@ -153,6 +153,10 @@ pub struct SitCheckpoint {
     pub dirty_entries: usize,
     /// SIT blocks (first copy) holding dirty entries.
     pub dirty_blocks: Vec<u64>,
+    /// `add_discard_addrs`: runs of blocks in `ckpt_valid_map` but no longer
+    /// valid, in segments still holding valid blocks (dead segments are
+    /// discarded whole when their section is freed).
+    pub discard_runs: Vec<(u64, u32)>,
 }
 
 #[inline]
@@ -532,7 +536,21 @@ impl SegmentManager {
                 e.mtime_ns = 0;
             }
         }
+        let mut discard_runs = Vec::new();
         for &segno in &self.dirty_sit_entries {
+            let e = &self.segs[segno as usize];
+            if e.valid > 0 && (e.valid as u32) < BLOCKS_PER_SEG {
+                let start = self.layout.seg_start(segno);
+                let mut run: Option<(u64, u32)> = None;
+                for off in 0..BLOCKS_PER_SEG {
+                    if bit(&e.ssr_map, off) && !bit(&e.map, off) {
+                        run = Some(run.map_or((start + off as u64, 1), |(s, l)| (s, l + 1)));
+                    } else if let Some(r) = run.take() {
+                        discard_runs.push(r);
+                    }
+                }
+                discard_runs.extend(run);
+            }
             let e = &mut self.segs[segno as usize];
             e.ckpt_map = e.map;
             e.ssr_map = e.map;
@@ -540,7 +558,7 @@ impl SegmentManager {
         }
         let dirty_entries = std::mem::take(&mut self.dirty_sit_entries).len();
         let dirty_blocks = std::mem::take(&mut self.dirty_sit_blocks).into_iter().collect();
-        SitCheckpoint { freed, dirty_entries, dirty_blocks }
+        SitCheckpoint { freed, dirty_entries, dirty_blocks, discard_runs }
     }
 
     /// Consistency: per-section counts equal the sum of segment bitmaps, and
@@ -705,6 +723,25 @@ mod tests {
         assert_eq!(m.curseg_mode(LogType::WarmNode), Some(AllocMode::Ssr));
         assert!(warm[..512].contains(&b), "warm node SSR should take the warm node segment first, got {b}");
         assert!(!data.contains(&b));
+        m.check().unwrap();
+    }
+
+    /// `add_discard_addrs`: a checkpoint reports the runs of blocks killed
+    /// since the previous one in segments still holding valid blocks, and
+    /// nothing for segments that died whole (their section is discarded).
+    #[test]
+    fn checkpoint_reports_runs_of_dead_blocks() {
+        let mut m = sm();
+        let blocks: Vec<u64> = (0..1100).map(|_| m.alloc(LogType::WarmData, SimTime(0), false).unwrap()).collect();
+        m.checkpoint(&BTreeSet::new());
+        for b in &blocks[10..20] {
+            m.invalidate(*b);
+        }
+        m.invalidate(blocks[30]);
+        let c = m.checkpoint(&BTreeSet::new());
+        assert_eq!(c.discard_runs, vec![(blocks[10], 10), (blocks[30], 1)]);
+        // Reported once: the next checkpoint has nothing new.
+        assert!(m.checkpoint(&BTreeSet::new()).discard_runs.is_empty());
         m.check().unwrap();
     }
 }

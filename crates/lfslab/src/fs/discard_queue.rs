@@ -1,0 +1,134 @@
+//! Pending discards (F2FS `discard_cmd_control`): block ranges waiting for
+//! the discard thread, merged with their neighbours on insert as
+//! `__update_discard_tree_range` does, issued in address order
+//! (`__issue_discard_cmd_orderly`, DPOLICY_BG is ordered), only runs of at
+//! least the policy's granularity. A block written again before its
+//! discard goes out is cut from it (`f2fs_wait_discard_bio` punches the
+//! command); the caller says which blocks are still safe to discard.
+
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default)]
+pub struct DiscardQueue {
+    /// start block -> length, disjoint and not adjacent.
+    ranges: BTreeMap<u64, u32>,
+    /// Where the next ordered round starts (`dcc->next_pos`).
+    next_pos: u64,
+}
+
+/// Ranges an ordered round visits at most, so small runs that never reach
+/// the granularity cannot make each round cost the whole queue.
+const MAX_VISIT: usize = 4096;
+
+impl DiscardQueue {
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.ranges.clear();
+    }
+
+    /// Queue `len` blocks at `start`, merging with adjacent or overlapping ranges.
+    pub fn insert(&mut self, start: u64, len: u32) {
+        if len == 0 {
+            return;
+        }
+        let (mut s, mut e) = (start, start + len as u64);
+        if let Some((&ps, &pl)) = self.ranges.range(..=s).next_back() {
+            if ps + pl as u64 >= s {
+                s = ps;
+                e = e.max(ps + pl as u64);
+                self.ranges.remove(&ps);
+            }
+        }
+        while let Some((&ns, &nl)) = self.ranges.range(s..).next() {
+            if ns > e {
+                break;
+            }
+            e = e.max(ns + nl as u64);
+            self.ranges.remove(&ns);
+        }
+        // Ranges are at most u32 long; split the rare longer merge.
+        while e - s > u32::MAX as u64 {
+            self.ranges.insert(s, u32::MAX);
+            s += u32::MAX as u64;
+        }
+        self.ranges.insert(s, (e - s) as u32);
+    }
+
+    /// Up to `max` runs to discard now, in address order from where the
+    /// last round stopped: each queued range is cut to the blocks `safe`
+    /// still allows; pieces of at least `granularity` blocks are returned,
+    /// shorter ones stay queued.
+    pub fn take(&mut self, max: usize, granularity: u32, mut safe: impl FnMut(u64) -> bool) -> Vec<(u64, u32)> {
+        let mut out = Vec::new();
+        let starts: Vec<u64> =
+            self.ranges.range(self.next_pos..).chain(self.ranges.range(..self.next_pos)).map(|(&s, _)| s).take(MAX_VISIT).collect();
+        for s in starts {
+            if out.len() >= max {
+                break;
+            }
+            let len = self.ranges.remove(&s).expect("listed");
+            let mut keep = Vec::new();
+            let mut run: Option<(u64, u32)> = None;
+            for b in s..s + len as u64 {
+                if safe(b) {
+                    run = Some(match run {
+                        Some((rs, rl)) => (rs, rl + 1),
+                        None => (b, 1),
+                    });
+                } else if let Some(r) = run.take() {
+                    keep.push(r);
+                }
+            }
+            keep.extend(run);
+            for (rs, rl) in keep {
+                if rl >= granularity && out.len() < max {
+                    out.push((rs, rl));
+                } else {
+                    self.ranges.insert(rs, rl);
+                }
+            }
+            self.next_pos = s + len as u64;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merges_neighbours_and_issues_in_order() {
+        let mut q = DiscardQueue::default();
+        q.insert(100, 10);
+        q.insert(110, 5);
+        q.insert(90, 10);
+        q.insert(200, 2);
+        assert_eq!(q.len(), 2);
+        // Block 105 was written again: the range splits around it.
+        let got = q.take(8, 4, |b| b != 105);
+        assert_eq!(got, vec![(90, 15), (106, 9)]);
+        // The 2-block run is below the granularity and stays queued.
+        assert_eq!(q.len(), 1);
+        assert_eq!(q.take(8, 1, |_| true), vec![(200, 2)]);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn max_limits_a_round_and_the_next_goes_on() {
+        let mut q = DiscardQueue::default();
+        for i in 0..5 {
+            q.insert(i * 100, 20);
+        }
+        assert_eq!(q.take(2, 16, |_| true), vec![(0, 20), (100, 20)]);
+        assert_eq!(q.take(2, 16, |_| true), vec![(200, 20), (300, 20)]);
+        assert_eq!(q.len(), 1);
+    }
+}
