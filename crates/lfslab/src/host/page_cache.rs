@@ -3,22 +3,117 @@
 //! dirty_background_ratio 10%, dirty_ratio 20%, dirty_expire 30 s,
 //! dirty_writeback 5 s; Documentation/admin-guide/sysctl/vm.rst).
 //!
-//! Lookup is by hash, but nothing iterates the hash map: eviction follows
-//! an ordered LRU list of clean pages (dirty pages leave it until written
-//! back) and writeback an ordered per-file dirty set, so runs stay
-//! deterministic and eviction is O(1) per page.
+//! Pages live in a slab; a hash index finds them (nothing iterates it, so
+//! runs stay deterministic). Every page is on one intrusive list in order of
+//! last use, as Linux keeps dirty pages on the LRU too; eviction takes the
+//! least recently used clean page, and writeback leaves a page where it was
+//! (its age is its last use, not its writeback). A cursor remembers where
+//! the first clean page may be, so dirty pages at the old end are skipped
+//! once, not on every eviction. Each file's dirty pages are bitmaps of 4096
+//! offsets, so writeback takes them in offset order without a tree node per
+//! page.
 
 use crate::sim::SimTime;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 type Key = (u32, u64);
+const NIL: u32 = u32::MAX;
+/// Offsets per dirty bitmap chunk.
+const CHUNK_BITS: u32 = 12;
+const CHUNK_WORDS: usize = (1 << CHUNK_BITS) / 64;
+
+/// A fixed multiplicative hash (deterministic, fast for integer keys).
+#[derive(Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
-struct Page {
-    seq: u64,
-    dirty: bool,
+struct Slot {
+    key: Key,
     fp: u64,
+    dirty: bool,
+    /// Order of last use (increasing along the list).
+    seq: u64,
+    prev: u32,
+    next: u32,
+}
+
+/// One file's dirty pages.
+#[derive(Clone, Debug)]
+struct DirtyFile {
+    /// When the file first became dirty (for dirty_expire).
+    since: SimTime,
+    chunks: BTreeMap<u64, Box<[u64; CHUNK_WORDS]>>,
+    count: usize,
+}
+
+impl DirtyFile {
+    fn insert(&mut self, off: u64) -> bool {
+        let w = self.chunks.entry(off >> CHUNK_BITS).or_insert_with(|| Box::new([0; CHUNK_WORDS]));
+        let i = (off & ((1 << CHUNK_BITS) - 1)) as usize;
+        let b = 1u64 << (i % 64);
+        let fresh = w[i / 64] & b == 0;
+        w[i / 64] |= b;
+        self.count += fresh as usize;
+        fresh
+    }
+
+    fn remove(&mut self, off: u64) -> bool {
+        let Some(w) = self.chunks.get_mut(&(off >> CHUNK_BITS)) else { return false };
+        let i = (off & ((1 << CHUNK_BITS) - 1)) as usize;
+        let b = 1u64 << (i % 64);
+        if w[i / 64] & b == 0 {
+            return false;
+        }
+        w[i / 64] &= !b;
+        self.count -= 1;
+        if w.iter().all(|&x| x == 0) {
+            self.chunks.remove(&(off >> CHUNK_BITS));
+        }
+        true
+    }
+
+    /// Dirty offsets in [from, to), ascending, at most `max`.
+    fn offsets(&self, from: u64, to: u64, max: usize) -> Vec<u64> {
+        let mut out = Vec::new();
+        if from >= to {
+            return out;
+        }
+        for (&c, w) in self.chunks.range(from >> CHUNK_BITS..=(to - 1) >> CHUNK_BITS) {
+            for (wi, &word) in w.iter().enumerate() {
+                let mut x = word;
+                while x != 0 {
+                    let off = (c << CHUNK_BITS) + (wi * 64) as u64 + x.trailing_zeros() as u64;
+                    x &= x - 1;
+                    if off >= to || out.len() >= max {
+                        return out;
+                    }
+                    if off >= from {
+                        out.push(off);
+                    }
+                }
+            }
+        }
+        out
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -44,11 +139,16 @@ impl PageCacheStats {
 #[derive(Clone, Debug)]
 pub struct PageCache {
     capacity: usize,
-    pages: HashMap<Key, Page>,
-    lru: BTreeMap<u64, Key>,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    index: HashMap<Key, u32, BuildHasherDefault<KeyHasher>>,
+    /// All pages, least recently used at the head.
+    lru_head: u32,
+    lru_tail: u32,
+    /// Every page before this one on the list is dirty (NIL: all are).
+    clean_cursor: u32,
     next_seq: u64,
-    /// Dirty page offsets per file, and when the file first became dirty.
-    dirty: BTreeMap<u32, (SimTime, BTreeSet<u64>)>,
+    dirty: BTreeMap<u32, DirtyFile>,
     dirty_count: usize,
     pub stats: PageCacheStats,
 }
@@ -58,8 +158,12 @@ impl PageCache {
         assert!(capacity_pages > 0, "page cache needs at least one page");
         PageCache {
             capacity: capacity_pages,
-            pages: HashMap::new(),
-            lru: BTreeMap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            index: HashMap::default(),
+            lru_head: NIL,
+            lru_tail: NIL,
+            clean_cursor: NIL,
             next_seq: 0,
             dirty: BTreeMap::new(),
             dirty_count: 0,
@@ -71,35 +175,70 @@ impl PageCache {
         self.capacity
     }
     pub fn len(&self) -> usize {
-        self.pages.len()
+        self.index.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.pages.is_empty()
+        self.index.is_empty()
     }
     pub fn dirty_count(&self) -> usize {
         self.dirty_count
     }
 
-    /// Refresh a page's age; only clean pages live in the LRU list.
-    fn touch(&mut self, key: Key) {
+    fn lru_unlink(&mut self, i: u32) {
+        let Slot { prev, next, .. } = self.slots[i as usize];
+        if self.clean_cursor == i {
+            self.clean_cursor = next;
+        }
+        match prev {
+            NIL => self.lru_head = next,
+            p => self.slots[p as usize].next = next,
+        }
+        match next {
+            NIL => self.lru_tail = prev,
+            n => self.slots[n as usize].prev = prev,
+        }
+    }
+
+    /// Put page `i` at the most recently used end.
+    fn lru_push(&mut self, i: u32) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let p = self.pages.get_mut(&key).expect("touching a cached page");
-        let dirty = p.dirty;
-        let old = std::mem::replace(&mut p.seq, seq);
-        if !dirty {
-            self.lru.remove(&old);
-            self.lru.insert(seq, key);
+        let s = &mut self.slots[i as usize];
+        s.seq = seq;
+        s.prev = self.lru_tail;
+        s.next = NIL;
+        let clean = !s.dirty;
+        match self.lru_tail {
+            NIL => self.lru_head = i,
+            t => self.slots[t as usize].next = i,
         }
+        self.lru_tail = i;
+        if clean && self.clean_cursor == NIL {
+            self.clean_cursor = i;
+        }
+    }
+
+    /// Page `i` turned clean in place: the cursor may have to move back to it.
+    fn note_clean(&mut self, i: u32) {
+        let c = self.clean_cursor;
+        if c == NIL || self.slots[i as usize].seq < self.slots[c as usize].seq {
+            self.clean_cursor = i;
+        }
+    }
+
+    /// Touch page `i`: unlink and push to the most recently used end.
+    fn touch(&mut self, i: u32) {
+        self.lru_unlink(i);
+        self.lru_push(i);
     }
 
     /// Content of a cached page (None on a miss); a hit refreshes its LRU age.
     pub fn get(&mut self, ino: u32, off: u64) -> Option<u64> {
-        match self.pages.get(&(ino, off)).map(|p| p.fp) {
-            Some(fp) => {
+        match self.index.get(&(ino, off)).copied() {
+            Some(i) => {
                 self.stats.hits += 1;
-                self.touch((ino, off));
-                Some(fp)
+                self.touch(i);
+                Some(self.slots[i as usize].fp)
             }
             None => {
                 self.stats.misses += 1;
@@ -110,45 +249,71 @@ impl PageCache {
 
     /// Whether the page is cached and clean (its content equals the disk's).
     pub fn is_clean(&self, ino: u32, off: u64) -> bool {
-        self.pages.get(&(ino, off)).is_some_and(|p| !p.dirty)
+        self.index.get(&(ino, off)).is_some_and(|&i| !self.slots[i as usize].dirty)
     }
 
     /// Content of a clean cached page, without touching LRU or statistics
     /// (for the FS cleaner, which must not look like application reuse).
     pub fn peek_clean(&self, ino: u32, off: u64) -> Option<u64> {
-        self.pages.get(&(ino, off)).filter(|p| !p.dirty).map(|p| p.fp)
+        self.index.get(&(ino, off)).map(|&i| &self.slots[i as usize]).filter(|p| !p.dirty).map(|p| p.fp)
     }
 
     fn insert(&mut self, key: Key, fp: u64, dirty: bool) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        if let Some(old) = self.pages.insert(key, Page { seq, dirty, fp }) {
-            if !old.dirty {
-                self.lru.remove(&old.seq);
+        match self.index.get(&key).copied() {
+            Some(i) => {
+                let old_dirty = self.slots[i as usize].dirty;
+                if old_dirty && !dirty {
+                    self.unmark_dirty(key);
+                }
+                self.lru_unlink(i);
+                let s = &mut self.slots[i as usize];
+                s.fp = fp;
+                s.dirty = dirty;
+                self.lru_push(i);
             }
-            if old.dirty && !dirty {
-                self.unmark_dirty(key);
+            None => {
+                let slot = Slot { key, fp, dirty, seq: 0, prev: NIL, next: NIL };
+                let i = match self.free.pop() {
+                    Some(i) => {
+                        self.slots[i as usize] = slot;
+                        i
+                    }
+                    None => {
+                        self.slots.push(slot);
+                        (self.slots.len() - 1) as u32
+                    }
+                };
+                self.index.insert(key, i);
+                self.lru_push(i);
             }
-        }
-        if !dirty {
-            self.lru.insert(seq, key);
         }
         self.evict_clean();
+    }
+
+    fn remove_slot(&mut self, i: u32) {
+        self.lru_unlink(i);
+        self.index.remove(&self.slots[i as usize].key);
+        self.free.push(i);
     }
 
     /// Evict clean pages, least recently used first, while over capacity.
     /// Dirty pages are never evicted; writeback must clean them first.
     fn evict_clean(&mut self) {
-        while self.pages.len() > self.capacity {
-            let Some((_, key)) = self.lru.pop_first() else { break };
-            self.pages.remove(&key);
+        while self.index.len() > self.capacity {
+            while self.clean_cursor != NIL && self.slots[self.clean_cursor as usize].dirty {
+                self.clean_cursor = self.slots[self.clean_cursor as usize].next;
+            }
+            if self.clean_cursor == NIL {
+                break;
+            }
+            self.remove_slot(self.clean_cursor);
             self.stats.evictions += 1;
         }
     }
 
     /// A page read from disk.
     pub fn insert_clean(&mut self, ino: u32, off: u64, fp: u64) {
-        if self.pages.get(&(ino, off)).is_some_and(|p| p.dirty) {
+        if self.index.get(&(ino, off)).is_some_and(|&i| self.slots[i as usize].dirty) {
             return; // never replace newer data with older
         }
         self.insert((ino, off), fp, false);
@@ -156,21 +321,21 @@ impl PageCache {
 
     /// A buffered write.
     pub fn write(&mut self, ino: u32, off: u64, fp: u64, now: SimTime) {
-        let was_dirty = self.pages.get(&(ino, off)).is_some_and(|p| p.dirty);
+        let was_dirty = self.index.get(&(ino, off)).is_some_and(|&i| self.slots[i as usize].dirty);
         self.insert((ino, off), fp, true);
         if !was_dirty {
             self.dirty_count += 1;
             self.stats.pages_dirtied += 1;
-            self.dirty.entry(ino).or_insert((now, BTreeSet::new())).1.insert(off);
+            self.dirty.entry(ino).or_insert_with(|| DirtyFile { since: now, chunks: BTreeMap::new(), count: 0 }).insert(off);
         }
     }
 
     fn unmark_dirty(&mut self, (ino, off): Key) {
-        if let Some((_, set)) = self.dirty.get_mut(&ino) {
-            if set.remove(&off) {
+        if let Some(f) = self.dirty.get_mut(&ino) {
+            if f.remove(off) {
                 self.dirty_count -= 1;
             }
-            if set.is_empty() {
+            if f.count == 0 {
                 self.dirty.remove(&ino);
             }
         }
@@ -178,7 +343,7 @@ impl PageCache {
 
     /// Dirty pages of one file (`get_dirty_pages`).
     pub fn dirty_of(&self, ino: u32) -> usize {
-        self.dirty.get(&ino).map_or(0, |(_, s)| s.len())
+        self.dirty.get(&ino).map_or(0, |f| f.count)
     }
 
     pub fn has_dirty(&self, ino: u32) -> bool {
@@ -187,23 +352,24 @@ impl PageCache {
 
     /// Files with dirty pages, oldest-dirtied first.
     pub fn dirty_files(&self) -> Vec<(u32, SimTime)> {
-        let mut v: Vec<(u32, SimTime)> = self.dirty.iter().map(|(&i, (t, _))| (i, *t)).collect();
+        let mut v: Vec<(u32, SimTime)> = self.dirty.iter().map(|(&i, f)| (i, f.since)).collect();
         v.sort_by_key(|&(i, t)| (t, i));
         v
     }
 
     /// Take up to `max` dirty pages of `ino` in offset order, marking them clean.
     pub fn take_dirty(&mut self, ino: u32, max: usize) -> Vec<(u64, u64)> {
-        let offs: Vec<u64> = match self.dirty.get(&ino) {
-            Some((_, set)) => set.iter().copied().take(max).collect(),
+        let offs = match self.dirty.get(&ino) {
+            Some(f) => f.offsets(0, u64::MAX, max),
             None => return Vec::new(),
         };
         let mut out = Vec::with_capacity(offs.len());
         for off in offs {
-            let p = self.pages.get_mut(&(ino, off)).expect("dirty page is cached");
-            p.dirty = false;
-            out.push((off, p.fp));
-            self.lru.insert(p.seq, (ino, off));
+            let i = *self.index.get(&(ino, off)).expect("dirty page is cached");
+            let s = &mut self.slots[i as usize];
+            s.dirty = false;
+            out.push((off, s.fp));
+            self.note_clean(i);
             self.unmark_dirty((ino, off));
         }
         self.evict_clean();
@@ -213,23 +379,28 @@ impl PageCache {
     /// Drop pages of `ino` in [from, to) (truncate, unlink, direct I/O).
     pub fn drop_range(&mut self, ino: u32, from: u64, to: u64) {
         let mut victims: Vec<Key> = match self.dirty.get(&ino) {
-            Some((_, set)) => set.range(from..to).map(|&o| (ino, o)).collect(),
+            Some(f) => f.offsets(from, to, usize::MAX).into_iter().map(|o| (ino, o)).collect(),
             None => Vec::new(),
         };
         for &k in &victims {
             self.unmark_dirty(k);
         }
-        // Clean pages: short ranges (direct I/O) by key, long ones (truncate) by an LRU scan.
+        // Clean pages: short ranges (direct I/O) by key, long ones (truncate) by an LRU walk.
         if to.saturating_sub(from) <= 4096 {
-            victims.extend((from..to).map(|o| (ino, o)).filter(|k| self.pages.contains_key(k)));
+            victims.extend((from..to).map(|o| (ino, o)).filter(|k| self.index.contains_key(k)));
         } else {
-            victims.extend(self.lru.values().filter(|k| k.0 == ino && k.1 >= from && k.1 < to).copied());
+            let mut i = self.lru_head;
+            while i != NIL {
+                let s = &self.slots[i as usize];
+                if !s.dirty && s.key.0 == ino && s.key.1 >= from && s.key.1 < to {
+                    victims.push(s.key);
+                }
+                i = s.next;
+            }
         }
         for key in victims {
-            if let Some(p) = self.pages.remove(&key) {
-                if !p.dirty {
-                    self.lru.remove(&p.seq);
-                }
+            if let Some(i) = self.index.get(&key).copied() {
+                self.remove_slot(i);
             }
         }
     }
