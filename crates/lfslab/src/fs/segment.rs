@@ -164,6 +164,26 @@ fn bit(map: &[u64; 8], off: u32) -> bool {
     map[(off / 64) as usize] >> (off % 64) & 1 == 1
 }
 
+/// The first offset at or after `from` whose bit is `set` (word at a time).
+fn next_bit(map: &[u64; 8], from: u32, set: bool) -> Option<u32> {
+    let mut w = (from / 64) as usize;
+    if w >= 8 {
+        return None;
+    }
+    let word = |i: usize| if set { map[i] } else { !map[i] };
+    let mut x = word(w) & (!0u64 << (from % 64));
+    loop {
+        if x != 0 {
+            return Some(w as u32 * 64 + x.trailing_zeros());
+        }
+        w += 1;
+        if w == 8 {
+            return None;
+        }
+        x = word(w);
+    }
+}
+
 impl SegmentManager {
     pub fn new(layout: &Layout) -> Self {
         let secs = layout.main_sections as usize;
@@ -541,15 +561,16 @@ impl SegmentManager {
             let e = &self.segs[segno as usize];
             if e.valid > 0 && (e.valid as u32) < BLOCKS_PER_SEG {
                 let start = self.layout.seg_start(segno);
-                let mut run: Option<(u64, u32)> = None;
-                for off in 0..BLOCKS_PER_SEG {
-                    if bit(&e.ssr_map, off) && !bit(&e.map, off) {
-                        run = Some(run.map_or((start + off as u64, 1), |(s, l)| (s, l + 1)));
-                    } else if let Some(r) = run.take() {
-                        discard_runs.push(r);
-                    }
+                let mut d = [0u64; 8];
+                for (w, x) in d.iter_mut().enumerate() {
+                    *x = e.ssr_map[w] & !e.map[w];
                 }
-                discard_runs.extend(run);
+                let mut off = 0;
+                while let Some(s) = next_bit(&d, off, true) {
+                    let end = next_bit(&d, s, false).unwrap_or(BLOCKS_PER_SEG);
+                    discard_runs.push((start + s as u64, end - s));
+                    off = end;
+                }
             }
             let e = &mut self.segs[segno as usize];
             e.ckpt_map = e.map;

@@ -61,31 +61,34 @@ struct Slot {
 struct DirtyFile {
     /// When the file first became dirty (for dirty_expire).
     since: SimTime,
-    chunks: BTreeMap<u64, Box<[u64; CHUNK_WORDS]>>,
+    /// Chunk index -> (dirty pages in it, bitmap).
+    chunks: BTreeMap<u64, (u32, Box<[u64; CHUNK_WORDS]>)>,
     count: usize,
 }
 
 impl DirtyFile {
     fn insert(&mut self, off: u64) -> bool {
-        let w = self.chunks.entry(off >> CHUNK_BITS).or_insert_with(|| Box::new([0; CHUNK_WORDS]));
+        let (n, w) = self.chunks.entry(off >> CHUNK_BITS).or_insert_with(|| (0, Box::new([0; CHUNK_WORDS])));
         let i = (off & ((1 << CHUNK_BITS) - 1)) as usize;
         let b = 1u64 << (i % 64);
         let fresh = w[i / 64] & b == 0;
         w[i / 64] |= b;
+        *n += fresh as u32;
         self.count += fresh as usize;
         fresh
     }
 
     fn remove(&mut self, off: u64) -> bool {
-        let Some(w) = self.chunks.get_mut(&(off >> CHUNK_BITS)) else { return false };
+        let Some((n, w)) = self.chunks.get_mut(&(off >> CHUNK_BITS)) else { return false };
         let i = (off & ((1 << CHUNK_BITS) - 1)) as usize;
         let b = 1u64 << (i % 64);
         if w[i / 64] & b == 0 {
             return false;
         }
         w[i / 64] &= !b;
+        *n -= 1;
         self.count -= 1;
-        if w.iter().all(|&x| x == 0) {
+        if *n == 0 {
             self.chunks.remove(&(off >> CHUNK_BITS));
         }
         true
@@ -97,7 +100,7 @@ impl DirtyFile {
         if from >= to {
             return out;
         }
-        for (&c, w) in self.chunks.range(from >> CHUNK_BITS..=(to - 1) >> CHUNK_BITS) {
+        for (&c, (_, w)) in self.chunks.range(from >> CHUNK_BITS..=(to - 1) >> CHUNK_BITS) {
             for (wi, &word) in w.iter().enumerate() {
                 let mut x = word;
                 while x != 0 {
