@@ -28,6 +28,13 @@ pub struct Options {
     pub seed: Option<u64>,
     pub set: Vec<String>,
     pub out: Option<PathBuf>,
+    /// Designs run at once.
+    pub jobs: usize,
+}
+
+/// `--jobs`, or the cores available.
+pub fn jobs_or_cores(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
 }
 
 fn load_workload(name: &str, set: &[String]) -> Result<(ScenarioFile, PathBuf), Usage> {
@@ -84,7 +91,8 @@ pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Desi
     let (file, base) = load_workload(&o.workload, &o.set)?;
     let label = Rc::new(Cell::new((0usize, designs.len())));
     let total = Rc::new(Cell::new(0.0f64));
-    let bar = progress_bar(label.clone(), total.clone());
+    // Several designs at once have no single progress line: a line per design as it starts.
+    let bar = if o.jobs > 1 && designs.len() > 1 { None } else { progress_bar(label.clone(), total.clone()) };
     let on_start = |i: usize, d: &Design, s: &Scenario| {
         label.set((i, designs.len()));
         let runtime = s.jobs.iter().filter_map(|j| j.runtime).map(|r| r.as_secs_f64()).fold(0.0, f64::max);
@@ -98,7 +106,7 @@ pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Desi
             d.description
         );
     };
-    let c = compare::run(workload_name, &file, designs, o.scale, o.seed, &base, on_start, bar.clone()).map_err(|e| match e {
+    let c = compare::run(workload_name, &file, designs, o.scale, o.seed, &base, on_start, bar.clone(), o.jobs).map_err(|e| match e {
         compare::CompareError::Scenario { .. } => anyhow::Error::new(Usage(e.to_string())),
         e => anyhow::Error::new(e),
     })?;
@@ -162,10 +170,10 @@ pub fn experiment_by_name(name: &str) -> Result<&'static Experiment, Usage> {
     })
 }
 
-pub fn reproduce_cmd(e: &Experiment, scale: f64, seed: Option<u64>, out: Option<PathBuf>) -> anyhow::Result<bool> {
+pub fn reproduce_cmd(e: &Experiment, scale: f64, seed: Option<u64>, out: Option<PathBuf>, jobs: usize) -> anyhow::Result<bool> {
     let names: Vec<String> = e.designs.iter().map(|s| s.to_string()).collect();
     let designs = compare::designs_by_name(&names)?;
-    let o = Options { designs: names, workload: e.workload.into(), scale, seed, set: Vec::new(), out: None };
+    let o = Options { designs: names, workload: e.workload.into(), scale, seed, set: Vec::new(), out: None, jobs };
     println!("# {}: {}\n# {}", e.name, e.title, e.caveat);
     let c = run_comparison(e.name, &o, &designs)?;
     print!("{}", compare::summary_table(&c.summary));

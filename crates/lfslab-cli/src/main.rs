@@ -64,6 +64,10 @@ enum Command {
         /// Output directory (default lfslab-out/<workload>).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Designs run at once, one thread each (default: the available
+        /// cores); results are the same bits whatever the number.
+        #[arg(long)]
+        jobs: Option<usize>,
     },
     /// Run a paper experiment (without a name: list them) and print the paper's figures beside ours.
     Reproduce {
@@ -76,6 +80,10 @@ enum Command {
         /// Output directory (default lfslab-out/<experiment>).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Designs run at once, one thread each (default: the available
+        /// cores); results are the same bits whatever the number.
+        #[arg(long)]
+        jobs: Option<usize>,
     },
     /// Print a built-in scenario (or list them).
     Scenario { name: Option<String> },
@@ -136,11 +144,11 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Compare { designs, workload, scale, seed, set, out } => {
-            let o = compare::Options { designs, workload, scale, seed, set, out };
+        Command::Compare { designs, workload, scale, seed, set, out, jobs } => {
+            let o = compare::Options { designs, workload, scale, seed, set, out, jobs: compare::jobs_or_cores(jobs) };
             exit_of(compare::compare_cmd(&o))
         }
-        Command::Reproduce { experiment, scale, seed, out } => match experiment {
+        Command::Reproduce { experiment, scale, seed, out, jobs } => match experiment {
             None => {
                 for e in lfslab::compare::EXPERIMENTS.iter() {
                     println!("{:<12} {}", e.name, e.title);
@@ -148,7 +156,7 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
             Some(name) => match compare::experiment_by_name(&name) {
-                Ok(e) => exit_of(compare::reproduce_cmd(e, scale, seed, out)),
+                Ok(e) => exit_of(compare::reproduce_cmd(e, scale, seed, out, compare::jobs_or_cores(jobs))),
                 Err(e) => {
                     eprintln!("error: {e}");
                     ExitCode::from(2)

@@ -26,7 +26,16 @@ timeseries_interval_ms = 1000
 fn small() -> Comparison {
     let file = Scenario::file_from_toml_with(WORKLOAD, &[]).unwrap();
     let designs = designs_by_name(&["f2fs".into(), "d2fs".into()]).unwrap();
-    compare::run("small-fio", &file, &designs, 1.0, None, Path::new("."), |_, _, _| {}, None).unwrap()
+    compare::run("small-fio", &file, &designs, 1.0, None, Path::new("."), |_, _, _| {}, None, 1).unwrap()
+}
+
+/// Designs on parallel threads give the same bits as one after another.
+#[test]
+fn parallel_designs_match_sequential_runs() {
+    let file = Scenario::file_from_toml_with(WORKLOAD, &[]).unwrap();
+    let designs = designs_by_name(&["f2fs".into(), "zf2fs".into(), "d2fs".into()]).unwrap();
+    let run = |jobs| compare::run("small-fio", &file, &designs, 1.0, None, Path::new("."), |_, _, _| {}, None, jobs).unwrap();
+    assert_eq!(run(2).to_json(), run(1).to_json());
 }
 
 /// Every key path in a JSON value, array indices folded to [].
@@ -109,7 +118,7 @@ fn unknown_designs_list_the_valid_ones() {
 fn results_hold_across_scales() {
     let file = Scenario::file_from_toml_with(lfslab::scenario::builtin("fio-randwrite").unwrap(), &[]).unwrap();
     let designs = designs_by_name(&["f2fs".into(), "zf2fs".into(), "iplfs".into(), "d2fs".into()]).unwrap();
-    let at = |scale: f64| compare::run("fio-randwrite", &file, &designs, scale, None, Path::new("."), |_, _, _| {}, None).unwrap();
+    let at = |scale: f64| compare::run("fio-randwrite", &file, &designs, scale, None, Path::new("."), |_, _, _| {}, None, 2).unwrap();
     let (a, b) = (at(1.0), at(2.0));
     for (x, y) in a.summary.iter().zip(&b.summary) {
         for (what, u, v) in [("steady IOPS", x.steady_iops, y.steady_iops), ("total WAF", x.total_waf, y.total_waf)] {

@@ -84,6 +84,31 @@ pub fn scenario_for(workload: &ScenarioFile, design: &Design, scale: f64, base: 
     Scenario::from_file_in(f, base).map_err(err)
 }
 
+/// Run `scenarios` on up to `jobs` threads, each taking the next scenario
+/// not yet started; reports come back in scenario order.
+fn run_parallel(scenarios: Vec<Scenario>, jobs: usize) -> Vec<Result<crate::metrics::RunReport, engine::RunError>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let n = scenarios.len();
+    let queue: Vec<Mutex<Option<Scenario>>> = scenarios.into_iter().map(|s| Mutex::new(Some(s))).collect();
+    let results: Vec<Mutex<Option<Result<crate::metrics::RunReport, engine::RunError>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(n) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let s = queue[i].lock().expect("queue lock").take().expect("each scenario runs once");
+                let r = engine::run(s);
+                *results[i].lock().expect("result lock") = Some(r);
+            });
+        }
+    });
+    results.into_iter().map(|m| m.into_inner().expect("result lock").expect("every scenario ran")).collect()
+}
+
 /// One design's run: the scenario that reproduces it and its report.
 #[derive(Clone, Debug, Serialize)]
 pub struct DesignRun {
@@ -109,8 +134,12 @@ impl Comparison {
     }
 }
 
-/// Run `workload` on each design in turn; `on_start(i, design)` is called
-/// before each run (the CLI's progress), `hook` is passed to the engine.
+/// Run `workload` on each design; `on_start(i, design)` is called before
+/// each run (the CLI's progress), `progress` is passed to the engine.
+/// `jobs` > 1 runs that many designs at once on their own threads (each run
+/// is self-contained and seeded, so the results are the same bits as a
+/// sequential run); then every `on_start` is called first and there is no
+/// per-run progress.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     workload_name: &str,
@@ -121,6 +150,7 @@ pub fn run(
     base: &Path,
     mut on_start: impl FnMut(usize, &Design, &Scenario),
     progress: Option<engine::Progress>,
+    jobs: usize,
 ) -> Result<Comparison, CompareError> {
     let mut runs = Vec::new();
     let mut used_seed = 0;
@@ -132,6 +162,19 @@ pub fn run(
             Some(seed) => s.with_seed(seed),
             None => s,
         });
+    }
+    if jobs > 1 && designs.len() > 1 {
+        for (i, (d, s)) in designs.iter().zip(&scenarios).enumerate() {
+            used_seed = s.seed;
+            on_start(i, d, s);
+        }
+        let reports = run_parallel(scenarios.clone(), jobs);
+        for ((d, s), report) in designs.iter().zip(scenarios).zip(reports) {
+            let report = report.map_err(|error| CompareError::Run { design: d.name.into(), error })?;
+            runs.push(DesignRun { design: d.name.into(), description: d.description.into(), scenario_toml: s.to_toml(), report });
+        }
+        let summary = runs.iter().map(SummaryRow::of).collect();
+        return Ok(Comparison { workload: workload_name.into(), scale, seed: used_seed, summary, runs });
     }
     for (i, (d, s)) in designs.iter().zip(scenarios).enumerate() {
         used_seed = s.seed;
