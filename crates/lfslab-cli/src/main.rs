@@ -90,12 +90,21 @@ enum Command {
     /// Measure simulator speed: simulated 4 KiB writes per wall-clock second
     /// and peak memory, on the built-in "bench" scenario (32 GiB, GC active).
     Bench {
-        /// Override the device size in GiB.
+        /// Override the device size in GiB (FTL path).
         #[arg(long)]
         capacity_gib: Option<f64>,
-        /// Override the measured random-write volume in GiB.
+        /// Override the measured random-write volume in GiB (FTL path).
         #[arg(long)]
         io_gib: Option<f64>,
+        /// Full stack: the designs to time on `compare`'s workload, comma-separated ("" for none).
+        #[arg(long, default_value = "f2fs,zf2fs,iplfs,d2fs", value_delimiter = ',')]
+        designs: Vec<String>,
+        /// Full stack: the --scale values to time each design at.
+        #[arg(long, default_value = "1", value_delimiter = ',')]
+        scales: Vec<f64>,
+        /// Time one design at one scale in this process (the suite runs each so, for its peak memory).
+        #[arg(long, hide = true)]
+        one: Option<String>,
     },
 }
 
@@ -181,7 +190,8 @@ fn main() -> ExitCode {
                 }
             },
         },
-        Command::Bench { capacity_gib, io_gib } => {
+        Command::Bench { one: Some(design), scales, .. } => exit_of(bench_stack_one(&design, scales.first().copied().unwrap_or(1.0))),
+        Command::Bench { capacity_gib, io_gib, designs, scales, one: None } => {
             let mut set = Vec::new();
             if let Some(c) = capacity_gib {
                 set.push(format!("device.capacity_gib={c}"));
@@ -190,7 +200,7 @@ fn main() -> ExitCode {
                 set.push(format!("job.0.io_size=\"{}k\"", (g * 1024.0 * 1024.0).round() as u64 / 4 * 4));
             }
             match load(Some("bench"), &set, None) {
-                Ok(s) => match bench(s) {
+                Ok(s) => match bench(s).and_then(|()| bench_stack(&designs, &scales)) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(e) => {
                         eprintln!("error: {e:#}");
@@ -249,6 +259,60 @@ fn peak_rss_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+/// The full-stack part of the suite: each design at each scale in a child
+/// process (`bench --one`), so each peak memory is its own.
+fn bench_stack(designs: &[String], scales: &[f64]) -> anyhow::Result<()> {
+    let designs: Vec<&String> = designs.iter().filter(|d| !d.is_empty()).collect();
+    if designs.is_empty() {
+        return Ok(());
+    }
+    println!("\nfull stack on compare's workload (fio-randwrite): wall time per phase, application 4 KiB writes per wall second");
+    println!("{:<8} {:>5} {:>9} {:>9} {:>12} {:>8} {:>10}", "design", "scale", "layout s", "measure s", "app writes", "M/s", "B per 4K");
+    let exe = std::env::current_exe()?;
+    for d in designs {
+        for &scale in scales {
+            let out = std::process::Command::new(&exe).args(["bench", "--one", d, "--scales", &scale.to_string()]).output()?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            match text.lines().find(|l| l.starts_with("one ")) {
+                Some(l) => println!("{}", &l[4..]),
+                None => anyhow::bail!("bench of {d} at scale {scale} failed: {}", String::from_utf8_lossy(&out.stderr)),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One design at one scale: layout/aging and measured phase timed apart;
+/// writes are the application's (file layout excluded); memory is the
+/// process's peak over the device's 4 KiB blocks.
+fn bench_stack_one(design: &str, scale: f64) -> anyhow::Result<bool> {
+    let d = lfslab::compare::designs_by_name(&[design.to_string()])?;
+    let file = lfslab::scenario::Scenario::file_from_toml_with(lfslab::scenario::builtin("fio-randwrite").expect("built-in"), &[])?;
+    let s = lfslab::compare::scenario_for(&file, d[0], scale, Path::new("."))?;
+    let blocks = s.ssd.geometry.total_slots();
+    let mut run = Run::new(s)?;
+    let t0 = Instant::now();
+    run.precondition()?;
+    let layout = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    run.measure()?;
+    let meas = t1.elapsed().as_secs_f64();
+    let report = run.report()?;
+    let w = report.fs.as_ref().map_or(0, |f| f.counters.app_write_blocks);
+    let rss = peak_rss_bytes().unwrap_or(0);
+    println!(
+        "one {:<8} {:>5} {:>9.2} {:>9.2} {:>12} {:>8.2} {:>10.1}",
+        design,
+        scale,
+        layout,
+        meas,
+        w,
+        w as f64 / meas / 1e6,
+        rss as f64 / blocks as f64
+    );
+    Ok(true)
 }
 
 fn bench(s: Scenario) -> anyhow::Result<()> {
