@@ -269,7 +269,10 @@ fn bench_stack(designs: &[String], scales: &[f64]) -> anyhow::Result<()> {
         return Ok(());
     }
     println!("\nfull stack on compare's workload (fio-randwrite): wall time per phase, application 4 KiB writes per wall second");
-    println!("{:<8} {:>5} {:>9} {:>9} {:>12} {:>8} {:>10}", "design", "scale", "layout s", "measure s", "app writes", "M/s", "B per 4K");
+    println!(
+        "{:<8} {:>5} {:>9} {:>9} {:>12} {:>8} {:>10} {:>12} {:>9}",
+        "design", "scale", "layout s", "measure s", "app writes", "M/s", "B per 4K", "steady IOPS", "total WAF"
+    );
     let exe = std::env::current_exe()?;
     for d in designs {
         for &scale in scales {
@@ -302,15 +305,24 @@ fn bench_stack_one(design: &str, scale: f64) -> anyhow::Result<bool> {
     let report = run.report()?;
     let w = report.fs.as_ref().map_or(0, |f| f.counters.app_write_blocks);
     let rss = peak_rss_bytes().unwrap_or(0);
+    // The simulated results too, so a sweep of scales shows they hold.
+    let row = lfslab::compare::SummaryRow::of(&lfslab::compare::DesignRun {
+        design: design.into(),
+        description: String::new(),
+        scenario_toml: String::new(),
+        report,
+    });
     println!(
-        "one {:<8} {:>5} {:>9.2} {:>9.2} {:>12} {:>8.2} {:>10.1}",
+        "one {:<8} {:>5} {:>9.2} {:>9.2} {:>12} {:>8.2} {:>10.1} {:>12.0} {:>9.3}",
         design,
         scale,
         layout,
         meas,
         w,
         w as f64 / meas / 1e6,
-        rss as f64 / blocks as f64
+        rss as f64 / blocks as f64,
+        row.steady_iops,
+        row.total_waf
     );
     Ok(true)
 }
