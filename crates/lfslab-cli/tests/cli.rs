@@ -139,3 +139,16 @@ fn compare_writes_a_report_directory_and_names_bad_input() {
     assert_eq!(code, 1);
     assert!(stderr.contains("cannot create output directory"), "{stderr}");
 }
+
+/// The bench suite times the FTL path, then each design's full stack in a
+/// child process, one row per design and scale.
+#[test]
+fn bench_suite_times_the_ftl_path_and_each_design() {
+    let (code, stdout, stderr) = lfslab(&["bench", "--capacity-gib", "2", "--io-gib", "0.25", "--designs", "d2fs", "--scales", "0.25"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("randwrite (GC)") && stdout.contains("steady IOPS"), "{stdout}");
+    let row = stdout.lines().find(|l| l.starts_with("d2fs ")).expect("a d2fs row");
+    let cols: Vec<f64> = row.split_whitespace().skip(1).map(|c| c.parse().expect("numeric column")).collect();
+    assert_eq!(cols[0], 0.25);
+    assert!(cols[3] > 0.0 && cols[7] > 0.0, "app writes and steady IOPS: {row}");
+}
