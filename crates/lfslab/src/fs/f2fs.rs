@@ -143,7 +143,8 @@ struct FileState {
     synced_size: u64,
     /// Oracle: expected fingerprint per block (0 = hole).
     expected: Vec<u64>,
-    /// Content last committed to a block address (what a crash can recover).
+    /// Content last committed to a block address (what a crash can recover);
+    /// kept only while crash recovery is tracked (`track_recovery`).
     committed: Vec<u64>,
     created_since_cp: bool,
 }
@@ -881,13 +882,13 @@ impl<D: BlockDevice> F2fs<D> {
             w.push((blk, fp));
         }
         self.stats.data_write_blocks += pages.len() as u64;
-        let f = self.files.get_mut(&ino).expect("committing pages of a live file");
-        for &(off, fp) in pages {
-            if f.committed.len() <= off as usize {
-                f.committed.resize(off as usize + 1, 0);
-            }
-            f.committed[off as usize] = fp.0;
-            if let Some(r) = &mut self.recovery {
+        if let Some(r) = &mut self.recovery {
+            let f = self.files.get_mut(&ino).expect("committing pages of a live file");
+            for &(off, fp) in pages {
+                if f.committed.len() <= off as usize {
+                    f.committed.resize(off as usize + 1, 0);
+                }
+                f.committed[off as usize] = fp.0;
                 r.on_touch(ino, off, off + 1);
             }
         }
