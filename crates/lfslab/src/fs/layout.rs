@@ -117,7 +117,7 @@ impl Layout {
         let mut ssa_segments = (avail / spb + 1).div_ceil(spb);
         let meta_segments = cp_segments + 2 * sit_segments + 2 * nat_segments + ssa_segments;
         // SSA absorbs the padding to a zone boundary; main starts on one.
-        if meta_segments % spz != 0 {
+        if !meta_segments.is_multiple_of(spz) {
             ssa_segments += spz - meta_segments % spz;
         }
         let meta_zones = meta_segments.div_ceil(spz);

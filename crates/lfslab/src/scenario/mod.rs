@@ -472,7 +472,7 @@ fn resolve_fs(
         return Err(ScenarioError::invalid("fs.min_ipu_util", min_ipu_util, "must be a percentage 0..=100"));
     }
     let segs_per_sec = *f.segs_per_sec.get_or_insert(1);
-    let tuning = resolve_tuning(f, partition_blocks, segs_per_sec, mode, volume_scale, iplfs.then_some(device_blocks))?;
+    let tuning = resolve_tuning(f, partition_blocks, segs_per_sec, volume_scale, iplfs.then_some(device_blocks))?;
     let ipu_text = f.ipu_policy.get_or_insert_with(|| "default".into()).clone();
     let ipu_policy = match ipu_text.as_str() {
         "default" if tuning.1 && mode == FsMode::Adaptive => IpuPolicy::SMALL_VOLUME,
@@ -583,7 +583,6 @@ fn resolve_tuning(
     f: &mut FsSection,
     partition_blocks: u64,
     segs_per_sec: u32,
-    mode: FsMode,
     volume_scale: f64,
     iplfs_device_blocks: Option<u64>,
 ) -> Result<(crate::fs::FsTuning, bool), ScenarioError> {
@@ -594,7 +593,6 @@ fn resolve_tuning(
         .map(|l| l.main_segments)
         .unwrap_or(0);
     let small = represented_main <= SMALL_VOLUME_SEGMENTS;
-    let _ = mode;
     let scaled = |v: u64| ((v as f64 * volume_scale).round() as u64).max(1);
     let positive = |field: &str, v: u64| {
         if v == 0 {
@@ -603,16 +601,16 @@ fn resolve_tuning(
             Ok(v)
         }
     };
-    let sleep = |field: &str, v: Option<&mut Option<u64>>, default: u64| -> Result<u64, ScenarioError> {
-        let v = *v.expect("field").get_or_insert(default);
+    let sleep = |field: &str, v: &mut Option<u64>, default: u64| -> Result<u64, ScenarioError> {
+        let v = *v.get_or_insert(default);
         if v == 0 || v > 86_400_000 {
             return Err(ScenarioError::invalid(format!("fs.{field}"), v, "must be 1..=86400000 ms"));
         }
         Ok(v)
     };
-    let gc_min_sleep_ms = sleep("gc_min_sleep_time", Some(&mut f.gc_min_sleep_time), d.gc_min_sleep_ms)?;
-    let gc_max_sleep_ms = sleep("gc_max_sleep_time", Some(&mut f.gc_max_sleep_time), d.gc_max_sleep_ms)?;
-    let gc_no_gc_sleep_ms = sleep("gc_no_gc_sleep_time", Some(&mut f.gc_no_gc_sleep_time), d.gc_no_gc_sleep_ms)?;
+    let gc_min_sleep_ms = sleep("gc_min_sleep_time", &mut f.gc_min_sleep_time, d.gc_min_sleep_ms)?;
+    let gc_max_sleep_ms = sleep("gc_max_sleep_time", &mut f.gc_max_sleep_time, d.gc_max_sleep_ms)?;
+    let gc_no_gc_sleep_ms = sleep("gc_no_gc_sleep_time", &mut f.gc_no_gc_sleep_time, d.gc_no_gc_sleep_ms)?;
     if gc_max_sleep_ms < gc_min_sleep_ms {
         return Err(ScenarioError::invalid("fs.gc_max_sleep_time", gc_max_sleep_ms, format!("must be at least fs.gc_min_sleep_time ({gc_min_sleep_ms})")));
     }
