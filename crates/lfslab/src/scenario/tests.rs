@@ -121,3 +121,36 @@ fn d2fs_options_are_checked() {
         assert!(e.to_string().starts_with(field), "{fs}: {e}");
     }
 }
+
+/// The kernel knobs of issue 10: defaults from the volume the run stands
+/// for, bad values named by field.
+#[test]
+fn f2fs_kernel_knobs_follow_the_represented_volume() {
+    let base = "[device]\ncapacity_gib = 8\n[[job]]\nsize = \"10%\"\n[fs]\nkind = \"f2fs\"\n";
+    // An 8 GiB volume is small (f2fs_tuning_parameters): force + honor-opu-write, granularity 1.
+    let small = Scenario::from_toml_str(base).unwrap();
+    let t = &small.fs.as_ref().unwrap().config;
+    assert_eq!(t.ipu_policy.name(), "force,honor-opu-write");
+    assert_eq!(t.tuning.discard_granularity, 1);
+    assert_eq!(t.tuning.dirty_nodes_pages, 4096);
+    // The same run standing for 128 GiB: the kernel's large-volume defaults,
+    // absolute thresholds scaled by 1/16.
+    let big = Scenario::from_toml_str(&format!("volume_scale = 0.0625\n{base}")).unwrap();
+    let t = &big.fs.as_ref().unwrap().config;
+    assert_eq!(t.ipu_policy.name(), "fsync");
+    assert_eq!(t.tuning.discard_granularity, 16);
+    assert_eq!((t.tuning.dirty_nodes_pages, t.tuning.max_victim_search, t.tuning.reclaim_segments), (256, 256, 256));
+    assert!(big.to_toml().contains("ipu_policy = \"default\""));
+    for (line, field) in [
+        ("ipu_policy = \"bogus\"", "fs.ipu_policy"),
+        ("gc_idle = 3", "fs.gc_idle"),
+        ("discard_granularity = 0", "fs.discard_granularity"),
+        ("gc_max_sleep_time = 1000", "fs.gc_max_sleep_time"),
+        ("dirty_nats_ratio = 0", "fs.dirty_nats_ratio"),
+    ] {
+        let e = err_of(&format!("{base}{line}\n"));
+        assert!(e.to_string().contains(field), "{line}: {e}");
+    }
+    let e = err_of(&format!("volume_scale = 0\n{base}"));
+    assert!(e.to_string().contains("volume_scale"), "{e}");
+}
