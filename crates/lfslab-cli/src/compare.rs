@@ -4,12 +4,9 @@
 use anyhow::{bail, Context};
 use lfslab::compare::{self, Comparison, Design, Experiment, EXPERIMENTS};
 use lfslab::scenario::{builtin, Scenario, ScenarioFile, BUILTIN_NAMES};
-use lfslab::sim::SimDuration;
 use std::cell::Cell;
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::Instant;
 
 /// A usage error (exit 2) rather than a failed run (exit 1).
 #[derive(Debug)]
@@ -54,49 +51,13 @@ fn load_workload(name: &str, set: &[String]) -> Result<(ScenarioFile, PathBuf), 
     Ok((f, base))
 }
 
-/// A one-line progress display on stderr, only when stderr is a terminal.
-fn progress_bar(label: Rc<Cell<(usize, usize)>>, total: Rc<Cell<f64>>) -> Option<lfslab::engine::Progress> {
-    if !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
-        return None;
-    }
-    let started = Rc::new(Cell::new((Instant::now(), 0.0f64)));
-    let last = Rc::new(Cell::new((0.0f64, 0u64)));
-    Some(Rc::new(move |sim: SimDuration, ios: u64| {
-        let (i, n) = label.get();
-        let t = sim.as_secs_f64();
-        let (t0, ios0) = last.get();
-        if t < t0 {
-            started.set((Instant::now(), t));
-        }
-        let rate = if t > t0 { (ios.saturating_sub(ios0)) as f64 / (t - t0) } else { 0.0 };
-        last.set((t, ios));
-        let (wall0, sim0) = started.get();
-        let total = total.get();
-        let done = (t - sim0).max(1e-9);
-        let eta = if total > 0.0 { wall0.elapsed().as_secs_f64() * (total - t).max(0.0) / done } else { 0.0 };
-        let _ = write!(
-            std::io::stderr(),
-            "\r[{}/{}] {:>8.1}/{:.0} s simulated | {:>8.0} IOPS | ETA {:>4.0} s   ",
-            i + 1,
-            n,
-            t,
-            total,
-            rate,
-            eta
-        );
-    }))
-}
-
 pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Design]) -> anyhow::Result<Comparison> {
     let (file, base) = load_workload(&o.workload, &o.set)?;
-    let label = Rc::new(Cell::new((0usize, designs.len())));
-    let total = Rc::new(Cell::new(0.0f64));
+    let label = Rc::new(Cell::new(String::new()));
     // Several designs at once have no single progress line: a line per design as it starts.
-    let bar = if o.jobs > 1 && designs.len() > 1 { None } else { progress_bar(label.clone(), total.clone()) };
-    let on_start = |i: usize, d: &Design, s: &Scenario| {
-        label.set((i, designs.len()));
-        let runtime = s.jobs.iter().filter_map(|j| j.runtime).map(|r| r.as_secs_f64()).fold(0.0, f64::max);
-        total.set(runtime);
+    let bar = if o.jobs > 1 && designs.len() > 1 { None } else { crate::progress::bar(label.clone()) };
+    let on_start = |i: usize, d: &Design, _: &Scenario| {
+        label.set(format!("[{}/{}] {}", i + 1, designs.len(), d.name));
         eprintln!(
             "{}[{}/{}] {}: {}",
             if bar.is_some() { "\n" } else { "" },

@@ -3,6 +3,7 @@
 //! (limit reached, invariant broken, data mismatch), 2 bad input.
 
 mod compare;
+mod progress;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -234,7 +235,13 @@ fn exit_of(r: anyhow::Result<bool>) -> ExitCode {
 
 /// Returns Ok(false) when the run finished but the data oracle found mismatches.
 fn run_and_write(s: Scenario, json: Option<&Path>, csv: Option<&Path>, regions: Option<&Path>) -> anyhow::Result<bool> {
-    let report = engine::run(s)?;
+    let label = std::rc::Rc::new(std::cell::Cell::new(s.name.clone()));
+    let bar = progress::bar(label);
+    let shown = bar.is_some();
+    let report = engine::run_with_progress(s, bar)?;
+    if shown {
+        eprintln!();
+    }
     print!("{}", report.to_text());
     if let Some(p) = json {
         std::fs::write(p, report.to_json()).with_context(|| format!("cannot write JSON report to {}", p.display()))?;

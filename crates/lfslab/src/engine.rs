@@ -133,15 +133,15 @@ impl Run {
         match &mut self.stack {
             Stack::Raw { ssd, oracle } => {
                 let mut r = prng;
-                let (end, summary) = workload::precondition(ssd, oracle, &self.scenario.precondition, &mut r, self.now);
+                let (end, summary) = workload::precondition(ssd, oracle, &self.scenario.precondition, &mut r, self.now, self.progress.as_ref());
                 self.now = end;
                 self.precondition = summary;
             }
             Stack::Fs { fs, files, before, cache_before } => {
                 let (set, mut t) =
-                    workload::layout_files(fs, &self.scenario.jobs, &prng, self.now).map_err(|e| RunError::Fs(format!("laying out files: {e}")))?;
+                    workload::layout_files(fs, &self.scenario.jobs, &prng, self.now, self.progress.as_ref()).map_err(|e| RunError::Fs(format!("laying out files: {e}")))?;
                 if self.scenario.precondition.random_overwrite > 0.0 {
-                    t = workload::age_files(fs, &set, self.scenario.precondition.random_overwrite, &prng, t)
+                    t = workload::age_files(fs, &set, self.scenario.precondition.random_overwrite, &prng, t, self.progress.as_ref())
                         .map_err(|e| RunError::Fs(format!("aging files: {e}")))?;
                 }
                 // The prepared data set is synced (a checkpoint), as a user
@@ -370,7 +370,7 @@ pub fn run(scenario: Scenario) -> Result<RunReport, RunError> {
     run_with_progress(scenario, None)
 }
 
-/// `run`, reporting the measured phase's progress to `progress`.
+/// `run`, reporting every phase's progress to `progress`.
 pub fn run_with_progress(scenario: Scenario, progress: Option<Progress>) -> Result<RunReport, RunError> {
     let mut r = Run::new(scenario)?;
     r.progress = progress;

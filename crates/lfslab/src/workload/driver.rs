@@ -184,13 +184,48 @@ pub struct DriverConfig {
     pub series_interval: SimDuration,
     /// Wake the target's idle work this often (None: never).
     pub daemon_interval: Option<SimDuration>,
-    /// Called every `PROGRESS_EVERY` events with the simulated time since
-    /// `start` and the I/Os completed (a progress bar; no effect on results).
+    /// Called every `PROGRESS_EVERY` events (phase Measure: simulated seconds
+    /// since `start` of the longest job runtime).
     pub progress: Option<Progress>,
 }
 
-/// A progress observer: (simulated time since the phase began, I/Os completed).
-pub type Progress = std::rc::Rc<dyn Fn(SimDuration, u64)>;
+/// A phase of a run, as progress reports name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// fio's file layout (blocks written of the files' total).
+    Layout,
+    /// Random overwrites of the laid-out files (writes of the total).
+    Aging,
+    /// Raw-device fill and overwrites (blocks of the total).
+    Precondition,
+    /// The measured jobs (simulated seconds of the longest runtime; 0 total
+    /// when the jobs are bounded by size, not time).
+    Measure,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Layout => "layout",
+            Phase::Aging => "aging",
+            Phase::Precondition => "precondition",
+            Phase::Measure => "measure",
+        }
+    }
+}
+
+/// One progress report: how far `phase` is (`done` of `total`, 0 = unknown)
+/// and the I/Os completed in it.
+#[derive(Clone, Copy, Debug)]
+pub struct ProgressTick {
+    pub phase: Phase,
+    pub done: f64,
+    pub total: f64,
+    pub ios: u64,
+}
+
+/// A progress observer (a progress bar; no effect on results).
+pub type Progress = std::rc::Rc<dyn Fn(&ProgressTick)>;
 const PROGRESS_EVERY: u64 = 1 << 16;
 
 #[derive(Debug)]
@@ -283,10 +318,11 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
     let quiet = SimDuration::from_ms(100);
     let mut last_io = start;
     let (mut events, mut ios_done) = (0u64, 0u64);
+    let total = jobs.iter().filter_map(|j| j.runtime).map(|r| r.as_secs_f64()).fold(0.0, f64::max);
     while let Some((t, ev)) = sched.pop()? {
         events += 1;
         if let Some(p) = cfg.progress.as_ref().filter(|_| events % PROGRESS_EVERY == 0) {
-            p(t.saturating_since(start), ios_done);
+            p(&ProgressTick { phase: Phase::Measure, done: t.saturating_since(start).as_secs_f64(), total, ios: ios_done });
         }
         let ci = match ev {
             Event::Daemon => {

@@ -1,7 +1,7 @@
 //! A filesystem as a driver target: each clone owns its files; fio's layout
 //! step creates and writes them before the measured phase.
 
-use super::driver::{IoTarget, Op, OpKind};
+use super::driver::{IoTarget, Op, OpKind, Phase, Progress, ProgressTick};
 use super::job::JobSpec;
 use crate::fs::{F2fs, FsError, Ino};
 use crate::nvme::BlockDevice;
@@ -25,12 +25,22 @@ fn file_sizes(job: &JobSpec) -> Vec<u64> {
 
 /// fio's layout step: create each clone's files and write them sequentially
 /// (128 KiB direct writes). Returns when the last write completes.
+/// Report `done` of `total` every 2^14 units.
+fn tick(progress: Option<&Progress>, phase: Phase, done: u64, total: u64) {
+    if let Some(p) = progress.filter(|_| done % (1 << 14) == 0) {
+        p(&ProgressTick { phase, done: done as f64, total: total as f64, ios: done });
+    }
+}
+
 pub fn layout_files<D: BlockDevice>(
     fs: &mut F2fs<D>,
     jobs: &[JobSpec],
     rng: &SimRng,
     start: SimTime,
+    progress: Option<&Progress>,
 ) -> Result<(FileSet, SimTime), FsError> {
+    let total: u64 = jobs.iter().map(|j| file_sizes(j).iter().sum::<u64>() * j.numjobs as u64).sum();
+    let mut laid = 0u64;
     let mut t = start;
     let mut files = Vec::new();
     let mut named: BTreeMap<&str, Ino> = BTreeMap::new();
@@ -59,6 +69,8 @@ pub fn layout_files<D: BlockDevice>(
                     let data: Vec<Fingerprint> = (0..n).map(|i| DataTag(tag).block(i)).collect();
                     t = fs.write(t, ino, off, &data)?;
                     off += n;
+                    laid += 1;
+                    tick(progress, Phase::Layout, laid * 32, total);
                 }
                 mine.push(ino);
             }
@@ -75,6 +87,7 @@ pub fn age_files<D: BlockDevice>(
     multiple: f64,
     rng: &SimRng,
     start: SimTime,
+    progress: Option<&Progress>,
 ) -> Result<SimTime, FsError> {
     let mut inos: Vec<Ino> = set.files.iter().flatten().copied().collect();
     inos.sort_unstable();
@@ -91,6 +104,7 @@ pub fn age_files<D: BlockDevice>(
             .find_map(|&(i, s)| if x < s { Some((i, x)) } else { x -= s; None })
             .expect("x < total");
         t = fs.write(t, ino, off, &[DataTag(mix64(k ^ 0xA6E)).block(off)])?;
+        tick(progress, Phase::Aging, k + 1, n);
     }
     Ok(t)
 }

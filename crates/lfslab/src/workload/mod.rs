@@ -13,7 +13,7 @@ mod precondition;
 mod raw_target;
 
 pub use distribution::{parse_size, AccessDistribution, OffsetSampler};
-pub use driver::{run, DirResult, DriverConfig, DriverError, HostCosts, IoTarget, JobResult, Op, OpKind, Progress, RunOutcome};
+pub use driver::{run, DirResult, DriverConfig, DriverError, HostCosts, IoTarget, JobResult, Op, OpKind, Phase, Progress, ProgressTick, RunOutcome};
 pub use fs_target::{age_files, layout_files, FileSet, FsTarget};
 pub use job::{JobSpec, RwMode};
 pub use precondition::{precondition, Precondition, PreconditionSummary};

@@ -7,6 +7,7 @@
 use crate::ftl::Ssd;
 use crate::nand::Lpn;
 use crate::oracle::{DataOracle, DataTag};
+use super::driver::{Phase, Progress, ProgressTick};
 use crate::sim::{SimRng, SimTime};
 use serde::Serialize;
 
@@ -34,8 +35,15 @@ pub fn precondition(
     p: &Precondition,
     rng: &mut SimRng,
     start: SimTime,
+    progress: Option<&Progress>,
 ) -> (SimTime, PreconditionSummary) {
     let filled = (ssd.logical_pages() as f64 * p.fill).floor() as u64;
+    let total = filled + (filled as f64 * p.random_overwrite).round() as u64;
+    let tick = |written: u64| {
+        if let Some(pr) = progress {
+            pr(&ProgressTick { phase: Phase::Precondition, done: written as f64, total: total as f64, ios: written });
+        }
+    };
     let mut t = start;
     let mut tag = rng.next_u64();
     let mut written = 0u64;
@@ -50,6 +58,9 @@ pub fn precondition(
         t = ssd.write(t, Lpn(lpn), nlb, 0, |i| data.block(i));
         lpn += nlb as u64;
         written += nlb as u64;
+        if lpn % (1 << 16) == 0 {
+            tick(written);
+        }
     }
     if filled > 0 {
         let overwrites = (filled as f64 * p.random_overwrite).round() as u64;
@@ -59,8 +70,11 @@ pub fn precondition(
             let fp = DataTag(tag).block(0);
             oracle.record_write(l, fp);
             t = ssd.write(t, l, 1, 0, |_| fp);
+            written += 1;
+            if written % (1 << 16) == 0 {
+                tick(written);
+            }
         }
-        written += overwrites;
     }
     let end = ssd.flush(t);
     (end, PreconditionSummary { blocks_written: written, sim_time_s: end.saturating_since(start).as_secs_f64() })
