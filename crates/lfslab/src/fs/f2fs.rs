@@ -830,7 +830,12 @@ impl<D: BlockDevice> F2fs<D> {
             self.nm.mark_dirty(ino);
         }
         if f.expected.len() < (off + n) as usize {
-            f.expected.resize((off + n) as usize, 0);
+            // Grow by an eighth, not double: the oracle is the largest per-file table.
+            let want = (off + n) as usize;
+            if want > f.expected.capacity() {
+                f.expected.reserve_exact((want - f.expected.len()).max(f.expected.capacity() / 8));
+            }
+            f.expected.resize(want, 0);
         }
         for (i, fp) in content.iter().enumerate() {
             let e = &mut f.expected[off as usize + i];

@@ -19,6 +19,19 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 type Key = (u32, u64);
+
+/// A page's key packed in one word (file offsets stay below 2^32 blocks:
+/// F2FS's largest file has about 2^30).
+#[inline]
+fn pack((ino, off): Key) -> u64 {
+    assert!(off < 1 << 32, "page offset {off} beyond 2^32 blocks");
+    (ino as u64) << 32 | off
+}
+
+#[inline]
+fn unpack(k: u64) -> Key {
+    ((k >> 32) as u32, k & 0xffff_ffff)
+}
 const NIL: u32 = u32::MAX;
 /// Offsets per dirty bitmap chunk.
 const CHUNK_BITS: u32 = 12;
@@ -47,7 +60,7 @@ impl Hasher for KeyHasher {
 
 #[derive(Clone, Copy, Debug)]
 struct Slot {
-    key: Key,
+    key: u64,
     fp: u64,
     dirty: bool,
     /// Order of last use (increasing along the list).
@@ -144,7 +157,7 @@ pub struct PageCache {
     capacity: usize,
     slots: Vec<Slot>,
     free: Vec<u32>,
-    index: HashMap<Key, u32, BuildHasherDefault<KeyHasher>>,
+    index: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
     /// All pages, least recently used at the head.
     lru_head: u32,
     lru_tail: u32,
@@ -237,7 +250,7 @@ impl PageCache {
 
     /// Content of a cached page (None on a miss); a hit refreshes its LRU age.
     pub fn get(&mut self, ino: u32, off: u64) -> Option<u64> {
-        match self.index.get(&(ino, off)).copied() {
+        match self.index.get(&pack((ino, off))).copied() {
             Some(i) => {
                 self.stats.hits += 1;
                 self.touch(i);
@@ -252,17 +265,17 @@ impl PageCache {
 
     /// Whether the page is cached and clean (its content equals the disk's).
     pub fn is_clean(&self, ino: u32, off: u64) -> bool {
-        self.index.get(&(ino, off)).is_some_and(|&i| !self.slots[i as usize].dirty)
+        self.index.get(&pack((ino, off))).is_some_and(|&i| !self.slots[i as usize].dirty)
     }
 
     /// Content of a clean cached page, without touching LRU or statistics
     /// (for the FS cleaner, which must not look like application reuse).
     pub fn peek_clean(&self, ino: u32, off: u64) -> Option<u64> {
-        self.index.get(&(ino, off)).map(|&i| &self.slots[i as usize]).filter(|p| !p.dirty).map(|p| p.fp)
+        self.index.get(&pack((ino, off))).map(|&i| &self.slots[i as usize]).filter(|p| !p.dirty).map(|p| p.fp)
     }
 
     fn insert(&mut self, key: Key, fp: u64, dirty: bool) {
-        match self.index.get(&key).copied() {
+        match self.index.get(&pack(key)).copied() {
             Some(i) => {
                 let old_dirty = self.slots[i as usize].dirty;
                 if old_dirty && !dirty {
@@ -275,7 +288,7 @@ impl PageCache {
                 self.lru_push(i);
             }
             None => {
-                let slot = Slot { key, fp, dirty, seq: 0, prev: NIL, next: NIL };
+                let slot = Slot { key: pack(key), fp, dirty, seq: 0, prev: NIL, next: NIL };
                 let i = match self.free.pop() {
                     Some(i) => {
                         self.slots[i as usize] = slot;
@@ -286,7 +299,7 @@ impl PageCache {
                         (self.slots.len() - 1) as u32
                     }
                 };
-                self.index.insert(key, i);
+                self.index.insert(pack(key), i);
                 self.lru_push(i);
             }
         }
@@ -316,7 +329,7 @@ impl PageCache {
 
     /// A page read from disk.
     pub fn insert_clean(&mut self, ino: u32, off: u64, fp: u64) {
-        if self.index.get(&(ino, off)).is_some_and(|&i| self.slots[i as usize].dirty) {
+        if self.index.get(&pack((ino, off))).is_some_and(|&i| self.slots[i as usize].dirty) {
             return; // never replace newer data with older
         }
         self.insert((ino, off), fp, false);
@@ -324,7 +337,7 @@ impl PageCache {
 
     /// A buffered write.
     pub fn write(&mut self, ino: u32, off: u64, fp: u64, now: SimTime) {
-        let was_dirty = self.index.get(&(ino, off)).is_some_and(|&i| self.slots[i as usize].dirty);
+        let was_dirty = self.index.get(&pack((ino, off))).is_some_and(|&i| self.slots[i as usize].dirty);
         self.insert((ino, off), fp, true);
         if !was_dirty {
             self.dirty_count += 1;
@@ -368,7 +381,7 @@ impl PageCache {
         };
         let mut out = Vec::with_capacity(offs.len());
         for off in offs {
-            let i = *self.index.get(&(ino, off)).expect("dirty page is cached");
+            let i = *self.index.get(&pack((ino, off))).expect("dirty page is cached");
             let s = &mut self.slots[i as usize];
             s.dirty = false;
             out.push((off, s.fp));
@@ -390,19 +403,20 @@ impl PageCache {
         }
         // Clean pages: short ranges (direct I/O) by key, long ones (truncate) by an LRU walk.
         if to.saturating_sub(from) <= 4096 {
-            victims.extend((from..to).map(|o| (ino, o)).filter(|k| self.index.contains_key(k)));
+            victims.extend((from..to).map(|o| (ino, o)).filter(|&k| self.index.contains_key(&pack(k))));
         } else {
             let mut i = self.lru_head;
             while i != NIL {
                 let s = &self.slots[i as usize];
-                if !s.dirty && s.key.0 == ino && s.key.1 >= from && s.key.1 < to {
-                    victims.push(s.key);
+                let (i_ino, i_off) = unpack(s.key);
+                if !s.dirty && i_ino == ino && i_off >= from && i_off < to {
+                    victims.push((i_ino, i_off));
                 }
                 i = s.next;
             }
         }
         for key in victims {
-            if let Some(i) = self.index.get(&key).copied() {
+            if let Some(i) = self.index.get(&pack(key)).copied() {
                 self.remove_slot(i);
             }
         }
