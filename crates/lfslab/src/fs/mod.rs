@@ -5,6 +5,7 @@ mod config;
 mod chunked;
 mod dirty_segmap;
 mod discard_queue;
+mod id_set;
 mod f2fs;
 pub mod layout;
 pub mod node;

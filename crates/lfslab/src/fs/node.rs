@@ -56,8 +56,8 @@ pub struct NodeManager {
     free_nids: BTreeSet<Nid>,
     next_nid: Nid,
     max_nid: Nid,
-    dirty: BTreeSet<Nid>,
-    dirty_nat: BTreeSet<Nid>,
+    dirty: super::id_set::IdSet,
+    dirty_nat: super::id_set::IdSet,
     live: u64,
 }
 
@@ -98,8 +98,8 @@ impl NodeManager {
             free_nids: BTreeSet::new(),
             next_nid: 4,
             max_nid,
-            dirty: BTreeSet::new(),
-            dirty_nat: BTreeSet::new(),
+            dirty: Default::default(),
+            dirty_nat: Default::default(),
             live: 0,
         }
     }
@@ -199,8 +199,8 @@ impl NodeManager {
             nat,
             nodes,
             free_nids: BTreeSet::new(),
-            dirty: BTreeSet::new(),
-            dirty_nat: BTreeSet::new(),
+            dirty: Default::default(),
+            dirty_nat: Default::default(),
             live,
         }
     }
@@ -254,16 +254,16 @@ impl NodeManager {
 
     /// Dirty nodes of inode `ino` (for fsync), in nid order.
     pub fn dirty_of(&self, ino: Nid) -> Vec<Nid> {
-        self.dirty.iter().copied().filter(|&n| self.node(n).ino == ino).collect()
+        self.dirty.sorted().into_iter().filter(|&n| self.node(n).ino == ino).collect()
     }
 
     /// All dirty nodes, in nid order, cleared.
     pub fn take_dirty(&mut self) -> Vec<Nid> {
-        std::mem::take(&mut self.dirty).into_iter().collect()
+        self.dirty.take_sorted()
     }
 
     pub fn clear_dirty(&mut self, nid: Nid) {
-        self.dirty.remove(&nid);
+        self.dirty.remove(nid);
     }
 
     pub fn nat_addr(&self, nid: Nid) -> u32 {
@@ -278,7 +278,7 @@ impl NodeManager {
 
     /// Dirty NAT entries since the last checkpoint, cleared.
     pub fn take_dirty_nat(&mut self) -> Vec<Nid> {
-        std::mem::take(&mut self.dirty_nat).into_iter().collect()
+        self.dirty_nat.take_sorted()
     }
 
     /// Every node of inode `ino`: the inode and all nodes below it.
@@ -299,7 +299,7 @@ impl NodeManager {
     pub fn remove(&mut self, nid: Nid) {
         assert!(self.nodes[nid as usize].take().is_some(), "removing absent node {nid}");
         self.live -= 1;
-        self.dirty.remove(&nid);
+        self.dirty.remove(nid);
         self.set_nat(nid, NULL_ADDR);
         self.free_nids.insert(nid);
     }

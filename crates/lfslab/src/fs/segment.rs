@@ -130,8 +130,8 @@ pub struct SegmentManager {
     prefree: BTreeSet<u32>,
     cursegs: [Option<Curseg>; 6],
     free_hint: u32,
-    dirty_sit_blocks: BTreeSet<u64>,
-    dirty_sit_entries: BTreeSet<u32>,
+    /// Segments whose SIT entry changed since the checkpoint.
+    dirty_sit_entries: super::id_set::IdSet,
     /// Segments the logs have left since the last `take_closed_segments`
     /// (their SSA blocks are due).
     closed: Vec<u32>,
@@ -202,8 +202,7 @@ impl SegmentManager {
             prefree: BTreeSet::new(),
             cursegs: [None; 6],
             free_hint: 0,
-            dirty_sit_blocks: BTreeSet::new(),
-            dirty_sit_entries: BTreeSet::new(),
+            dirty_sit_entries: Default::default(),
             closed: Vec::new(),
             gc_victim: None,
             dirty: std::array::from_fn(|_| DirtySegmap::new(layout.main_segments)),
@@ -447,7 +446,6 @@ impl SegmentManager {
 
     fn mark_dirty(&mut self, segno: u32) {
         self.dirty_sit_entries.insert(segno);
-        self.dirty_sit_blocks.insert(self.layout.sit_block_of(segno));
     }
 
     pub fn mark_valid(&mut self, blk: u64, now: SimTime) {
@@ -557,7 +555,8 @@ impl SegmentManager {
             }
         }
         let mut discard_runs = Vec::new();
-        for &segno in &self.dirty_sit_entries {
+        let dirty_entries = self.dirty_sit_entries.take_sorted();
+        for &segno in &dirty_entries {
             let e = &self.segs[segno as usize];
             if e.valid > 0 && (e.valid as u32) < BLOCKS_PER_SEG {
                 let start = self.layout.seg_start(segno);
@@ -577,9 +576,9 @@ impl SegmentManager {
             e.ssr_map = e.map;
             e.ssr_used = e.valid;
         }
-        let dirty_entries = std::mem::take(&mut self.dirty_sit_entries).len();
-        let dirty_blocks = std::mem::take(&mut self.dirty_sit_blocks).into_iter().collect();
-        SitCheckpoint { freed, dirty_entries, dirty_blocks, discard_runs }
+        let mut dirty_blocks: Vec<u64> = dirty_entries.iter().map(|&s| self.layout.sit_block_of(s)).collect();
+        dirty_blocks.dedup();
+        SitCheckpoint { freed, dirty_entries: dirty_entries.len(), dirty_blocks, discard_runs }
     }
 
     /// Consistency: per-section counts equal the sum of segment bitmaps, and
