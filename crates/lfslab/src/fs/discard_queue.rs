@@ -16,8 +16,9 @@ pub struct DiscardQueue {
     next_pos: u64,
 }
 
-/// Ranges an ordered round visits at most, so small runs that never reach
-/// the granularity cannot make each round cost the whole queue.
+/// Ranges a bounded round visits at least, so small runs that never reach
+/// the granularity cannot make each round cost the whole queue (an
+/// unbounded `max` visits everything).
 const MAX_VISIT: usize = 4096;
 
 impl DiscardQueue {
@@ -67,8 +68,13 @@ impl DiscardQueue {
     /// shorter ones stay queued.
     pub fn take(&mut self, max: usize, granularity: u32, mut safe: impl FnMut(u64) -> bool) -> Vec<(u64, u32)> {
         let mut out = Vec::new();
-        let starts: Vec<u64> =
-            self.ranges.range(self.next_pos..).chain(self.ranges.range(..self.next_pos)).map(|(&s, _)| s).take(MAX_VISIT).collect();
+        let starts: Vec<u64> = self
+            .ranges
+            .range(self.next_pos..)
+            .chain(self.ranges.range(..self.next_pos))
+            .map(|(&s, _)| s)
+            .take(MAX_VISIT.max(max))
+            .collect();
         for s in starts {
             if out.len() >= max {
                 break;
