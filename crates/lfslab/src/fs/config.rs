@@ -93,7 +93,8 @@ pub struct FsTuning {
     /// sysfs `max_victim_search` (DEF_MAX_VICTIM_SEARCH 4096).
     pub max_victim_search: u32,
     /// sysfs `reclaim_segments`: checkpoint when more segments are prefree
-    /// (`excess_prefree_segs`; 5% of main, at most 4096).
+    /// (`excess_prefree_segs`); 0 = the kernel's default, 5% of main
+    /// segments and at most 4096.
     pub reclaim_segments: u32,
     /// Checkpoint when this many node pages are dirty (`excess_dirty_nodes`:
     /// 8 segments' worth).
@@ -120,7 +121,7 @@ impl Default for FsTuning {
         FsTuning {
             discard_granularity: 16,
             max_victim_search: 4096,
-            reclaim_segments: 4096,
+            reclaim_segments: 0,
             dirty_nodes_pages: 8 * 512,
             gc_min_sleep_ms: 30_000,
             gc_max_sleep_ms: 60_000,

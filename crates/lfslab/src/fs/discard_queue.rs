@@ -20,6 +20,8 @@ pub struct DiscardQueue {
 /// the granularity cannot make each round cost the whole queue (an
 /// unbounded `max` visits everything).
 const MAX_VISIT: usize = 4096;
+/// DEFAULT_DISCARD_GRANULARITY: runs this long or longer are issued largest first.
+const DEFAULT_GRANULARITY: u32 = 16;
 
 impl DiscardQueue {
     pub fn len(&self) -> usize {
@@ -62,12 +64,13 @@ impl DiscardQueue {
         self.ranges.insert(s, (e - s) as u32);
     }
 
-    /// Up to `max` runs to discard now, in address order from where the
-    /// last round stopped: each queued range is cut to the blocks `safe`
-    /// still allows; pieces of at least `granularity` blocks are returned,
-    /// shorter ones stay queued.
+    /// Up to `max` runs to discard now. Each queued range visited (in
+    /// address order from where the last round stopped) is cut to the
+    /// blocks `safe` still allows; of the pieces of at least `granularity`
+    /// blocks, those of DEFAULT_DISCARD_GRANULARITY (16) or more go first,
+    /// largest first, then the smaller ones in address order, as
+    /// `__issue_discard_cmd` walks its pending lists. The rest stay queued.
     pub fn take(&mut self, max: usize, granularity: u32, mut safe: impl FnMut(u64) -> bool) -> Vec<(u64, u32)> {
-        let mut out = Vec::new();
         let starts: Vec<u64> = self
             .ranges
             .range(self.next_pos..)
@@ -75,12 +78,9 @@ impl DiscardQueue {
             .map(|(&s, _)| s)
             .take(MAX_VISIT.max(max))
             .collect();
+        let mut pieces = Vec::new();
         for s in starts {
-            if out.len() >= max {
-                break;
-            }
             let len = self.ranges.remove(&s).expect("listed");
-            let mut keep = Vec::new();
             let mut run: Option<(u64, u32)> = None;
             for b in s..s + len as u64 {
                 if safe(b) {
@@ -89,20 +89,26 @@ impl DiscardQueue {
                         None => (b, 1),
                     });
                 } else if let Some(r) = run.take() {
-                    keep.push(r);
+                    pieces.push(r);
                 }
             }
-            keep.extend(run);
-            for (rs, rl) in keep {
-                if rl >= granularity && out.len() < max {
-                    out.push((rs, rl));
-                } else {
-                    self.ranges.insert(rs, rl);
-                }
-            }
+            pieces.extend(run);
             self.next_pos = s + len as u64;
         }
-        out
+        let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| pieces[i].1 >= granularity).collect();
+        // Stable: equal lengths keep address order.
+        order.sort_by_key(|&i| if pieces[i].1 >= DEFAULT_GRANULARITY { (0, u32::MAX - pieces[i].1) } else { (1, 0) });
+        order.truncate(max);
+        let mut chosen = vec![false; pieces.len()];
+        for &i in &order {
+            chosen[i] = true;
+        }
+        for (i, &(rs, rl)) in pieces.iter().enumerate() {
+            if !chosen[i] {
+                self.ranges.insert(rs, rl);
+            }
+        }
+        order.into_iter().map(|i| pieces[i]).collect()
     }
 }
 
@@ -121,6 +127,12 @@ mod tests {
         // Block 105 was written again: the range splits around it.
         let got = q.take(8, 4, |b| b != 105);
         assert_eq!(got, vec![(90, 15), (106, 9)]);
+        // Runs of 16 or more go largest first.
+        let mut r = DiscardQueue::default();
+        r.insert(0, 20);
+        r.insert(100, 40);
+        r.insert(200, 3);
+        assert_eq!(r.take(8, 1, |_| true), vec![(100, 40), (0, 20), (200, 3)]);
         // The 2-block run is below the granularity and stays queued.
         assert_eq!(q.len(), 1);
         assert_eq!(q.take(8, 1, |_| true), vec![(200, 2)]);

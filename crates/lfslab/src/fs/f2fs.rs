@@ -207,6 +207,8 @@ pub struct F2fs<D: BlockDevice> {
     last_cp: SimTime,
     /// Last application request (F2FS `last_time[REQ_TIME]`).
     last_req: SimTime,
+    /// When the last I/O the filesystem submitted completes (`is_inflight_io`).
+    io_busy_until: SimTime,
     /// Background GC thread: its sleep and next wakeup (`gc_thread_func`).
     gc_wait_ms: u64,
     gc_wake_at: SimTime,
@@ -289,6 +291,7 @@ impl<D: BlockDevice> F2fs<D> {
             curseg_lock: Default::default(),
             last_cp: SimTime::ZERO,
             last_req: SimTime::ZERO,
+            io_busy_until: SimTime::ZERO,
             gc_wait_ms: cfg_gc_min,
             gc_wake_at: SimTime::ZERO + SimDuration::from_ms(cfg_gc_min),
             discard_ran: SimTime::ZERO,
@@ -437,6 +440,7 @@ impl<D: BlockDevice> F2fs<D> {
             }
             self.stats.write_cmds += 1;
             done = done.max(self.dev.write(at, Lpn(start), &content, stream));
+            self.io_busy_until = self.io_busy_until.max(done);
         }
         done
     }
@@ -455,6 +459,7 @@ impl<D: BlockDevice> F2fs<D> {
             }
             self.stats.read_cmds += 1;
             done = done.max(self.dev.read(at, Lpn(start), n as u32, &mut buf));
+            self.io_busy_until = self.io_busy_until.max(done);
             out.extend_from_slice(&buf);
             i += n;
         }
@@ -614,11 +619,12 @@ impl<D: BlockDevice> F2fs<D> {
         t
     }
 
-    /// Issue up to `max` pending discards. A block written again since it
-    /// was queued is cut out (F2FS punches the command, `f2fs_wait_discard_bio`);
-    /// so is one valid at the last checkpoint (recovery may need it). Zoned
-    /// F2FS resets whole free zones instead.
-    fn issue_discards(&mut self, at: SimTime, max: usize) -> SimTime {
+    /// Issue up to `max` pending discards with `granularity`. A block
+    /// allocated since it was queued is cut out (F2FS punches the command
+    /// when the block is allocated again, `f2fs_wait_discard_bio`), so a
+    /// block a roll-forward may still need is never discarded. Zoned F2FS
+    /// resets whole free zones instead.
+    fn issue_discards_with(&mut self, at: SimTime, max: usize, granularity: u32) -> SimTime {
         let mut done = at;
         if self.cfg.zoned {
             let (main, per_sec) = (self.layout.main_blkaddr, self.layout.blocks_per_sec());
@@ -632,18 +638,20 @@ impl<D: BlockDevice> F2fs<D> {
             }
             return done;
         }
-        // The background thread honours discard_granularity; an immediate
-        // policy sends everything.
-        let granularity = if self.cfg.discard == DiscardPolicy::IdleBatched { self.cfg.tuning.discard_granularity } else { 1 };
         let main = self.layout.main_blkaddr;
         let sm = &self.sm;
-        let runs = self.pending_discards.take(max, granularity, |b| b >= main && !sm.is_valid(b) && !sm.ckpt_valid(b));
+        let runs = self.pending_discards.take(max, granularity, |b| b >= main && !sm.is_valid(b) && !sm.ckpt_valid_map(b));
         for (blk, len) in runs {
             self.stats.discard_cmds += 1;
             self.stats.discard_blocks += len as u64;
             done = done.max(self.dev.discard(at, Lpn(blk), len));
         }
         done
+    }
+
+    /// Immediate discards: everything queued, whatever its length.
+    fn issue_discards(&mut self, at: SimTime, max: usize) -> SimTime {
+        self.issue_discards_with(at, max, 1)
     }
 
     // ---- garbage collection ---------------------------------------------------

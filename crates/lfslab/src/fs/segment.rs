@@ -258,6 +258,15 @@ impl SegmentManager {
         (regular, gc)
     }
 
+    /// Whether `blk` is in the kernel's `ckpt_valid_map`: valid at the last
+    /// checkpoint or allocated since. Only such blocks may not be discarded
+    /// (F2FS punches a pending discard when its block is allocated again).
+    pub fn ckpt_valid_map(&self, blk: u64) -> bool {
+        let segno = self.layout.segno_of(blk);
+        let off = (blk - self.layout.seg_start(segno)) as u32;
+        bit(&self.segs[segno as usize].ssr_map, off)
+    }
+
     /// Whether `blk` was valid at the last checkpoint.
     pub fn ckpt_valid(&self, blk: u64) -> bool {
         let segno = self.layout.segno_of(blk);
@@ -348,6 +357,8 @@ impl SegmentManager {
         if next_in_sec.is_none() && ssr {
             if let Some(segno) = self.ssr_victim(log) {
                 self.dirty[self.segs[segno as usize].log.expect("dirty segment has a log").index()].remove(segno);
+                // reset_curseg -> __set_sit_entry_type: the segment becomes the log's type.
+                self.segs[segno as usize].log = Some(log);
                 self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Ssr });
                 self.advance_ssr(log);
                 assert!(

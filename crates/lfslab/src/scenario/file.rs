@@ -282,8 +282,8 @@ pub struct FsSection {
     /// sysfs max_victim_search (default 4096 x volume_scale).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_victim_search: Option<u32>,
-    /// sysfs reclaim_segments: checkpoint when more segments are prefree
-    /// (default 5% of main segments, at most 4096 x volume_scale).
+    /// sysfs reclaim_segments: checkpoint when more segments than this are
+    /// prefree (default 5% of main segments, at most 4096 x volume_scale).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reclaim_segments: Option<u32>,
     /// Checkpoint when this many node pages are dirty (kernel: 8 segments,

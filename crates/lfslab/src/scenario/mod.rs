@@ -625,7 +625,13 @@ fn resolve_tuning(
     let tuning = crate::fs::FsTuning {
         discard_granularity: granularity,
         max_victim_search: positive("max_victim_search", *f.max_victim_search.get_or_insert(scaled(d.max_victim_search as u64) as u32) as u64)? as u32,
-        reclaim_segments: positive("reclaim_segments", *f.reclaim_segments.get_or_insert(scaled(d.reclaim_segments as u64) as u32) as u64)? as u32,
+        // rec_prefree_segments: 5% of this volume's main segments (a ratio, so
+        // not scaled), capped at DEF_MAX_RECLAIM_PREFREE_SEGMENTS x volume_scale.
+        reclaim_segments: {
+            let main = crate::fs::Layout::mkfs(iplfs_device_blocks.unwrap_or(partition_blocks), segs_per_sec, None).map_or(0, |l| l.main_segments);
+            let default = (main as u64 * 5 / 100).min(scaled(4096)).max(1);
+            positive("reclaim_segments", *f.reclaim_segments.get_or_insert(default as u32) as u64)? as u32
+        },
         dirty_nodes_pages: positive("dirty_nodes_pages", *f.dirty_nodes_pages.get_or_insert(scaled(d.dirty_nodes_pages)))?,
         gc_min_sleep_ms,
         gc_max_sleep_ms,

@@ -139,7 +139,10 @@ fn f2fs_kernel_knobs_follow_the_represented_volume() {
     let t = &big.fs.as_ref().unwrap().config;
     assert_eq!(t.ipu_policy.name(), "fsync");
     assert_eq!(t.tuning.discard_granularity, 16);
-    assert_eq!((t.tuning.dirty_nodes_pages, t.tuning.max_victim_search, t.tuning.reclaim_segments), (256, 256, 256));
+    assert_eq!((t.tuning.dirty_nodes_pages, t.tuning.max_victim_search), (256, 256));
+    // rec_prefree_segments: 5% of main (a ratio), capped at 4096 x 1/16.
+    let main = big.fs.as_ref().map(|f| crate::fs::Layout::mkfs(f.partition_blocks, 1, None).unwrap().main_segments).unwrap();
+    assert_eq!(t.tuning.reclaim_segments, (main * 5 / 100).min(256));
     assert!(big.to_toml().contains("ipu_policy = \"default\""));
     for (line, field) in [
         ("ipu_policy = \"bogus\"", "fs.ipu_policy"),

@@ -1,21 +1,27 @@
 //! F2FS's background machinery, as Linux runs it (fs/f2fs, 6.6):
 //!
 //! * `f2fs_balance_fs_bg`: checkpoint when dirty NAT entries, dirty node
-//!   pages or prefree segments are in excess; the periodic checkpoint
-//!   (`cp_interval`) only once the filesystem is idle (no request for
-//!   `idle_interval`), never under load;
+//!   pages (`excess_dirty_threshold`: 8 segments) or prefree segments are in
+//!   excess; the periodic checkpoint (`cp_interval`) unless I/O is in flight
+//!   (`is_inflight_io`; the kernel also skips it while cp_rwsem is held
+//!   within `idle_interval` of a request, never the case here between two
+//!   operations);
 //! * `gc_thread_func`: the GC thread sleeps between `gc_min_sleep_time` and
 //!   `gc_max_sleep_time` (`gc_no_gc_sleep_time` when it found no victim),
 //!   collects only when idle, and shortens its sleep while
 //!   `has_enough_invalid_blocks`;
 //! * `issue_discard_thread`: pending discards go out when the filesystem is
 //!   idle (io-aware DPOLICY_BG), `max_discard_request` (8) per 50 ms round,
-//!   only runs of at least `discard_granularity` blocks.
+//!   only runs of at least `discard_granularity` blocks (1 above 80%
+//!   utilisation, DEF_DISCARD_URGENT_UTIL), largest first.
 //!
-//! Simplified, and said so in reports: the excess checks run after every
+//! Simplified, and said so here: the excess checks run after every
 //! operation (the kernel runs them from the GC thread and node writeback, a
 //! few seconds apart); background GC migrates synchronously (the kernel
-//! marks BG-collected pages dirty for writeback).
+//! marks BG-collected pages dirty for writeback); the discard thread's
+//! rounds since its last look are issued together; `excess_dirty_threshold`
+//! is modelled for node pages only (dentries, quota and inode metadata
+//! pages are next to none here).
 
 use super::{F2fs, FsError};
 use crate::fs::config::DiscardPolicy;
@@ -30,31 +36,43 @@ const DISCARD_PER_ROUND: u64 = 8;
 /// LIMIT_INVALID_BLOCK and LIMIT_FREE_BLOCK (gc.h), percent.
 const LIMIT_INVALID_BLOCK: u64 = 40;
 const LIMIT_FREE_BLOCK: u64 = 40;
-/// DEF_RECLAIM_PREFREE_SEGMENTS: percent of main segments.
+/// DEF_RECLAIM_PREFREE_SEGMENTS (percent of main) and its cap DEF_MAX_RECLAIM_PREFREE_SEGMENTS.
 const RECLAIM_PREFREE_PCT: u64 = 5;
+const MAX_RECLAIM_PREFREE_SEGMENTS: u64 = 4096;
+/// DEF_DISCARD_URGENT_UTIL: above this utilisation every run is discarded.
+const DISCARD_URGENT_UTIL: f64 = 80.0;
 
 impl<D: BlockDevice> F2fs<D> {
-    /// `is_idle(sbi, REQ_TIME)`: no application request for `idle_interval`.
-    fn is_idle(&self, now: SimTime) -> bool {
-        now.saturating_since(self.last_req).as_secs_f64() >= self.cfg.tuning.idle_interval_s
+    /// sysfs `reclaim_segments` (`rec_prefree_segments`); 0 = the kernel's
+    /// default for this volume (5% of main, at most 4096).
+    fn reclaim_segments(&self) -> u64 {
+        match self.cfg.tuning.reclaim_segments {
+            0 => (self.layout.main_segments as u64 * RECLAIM_PREFREE_PCT / 100).min(MAX_RECLAIM_PREFREE_SEGMENTS),
+            n => n as u64,
+        }
     }
 
-    /// `rec_prefree_segments`: 5% of the main segments, at most the tuned cap.
-    fn reclaim_segments(&self) -> u64 {
-        (self.layout.main_segments as u64 * RECLAIM_PREFREE_PCT / 100).min(self.cfg.tuning.reclaim_segments as u64)
+    /// `is_inflight_io`: an I/O the filesystem submitted has not completed.
+    fn is_inflight_io(&self, now: SimTime) -> bool {
+        self.io_busy_until > now
+    }
+
+    /// `is_idle`: nothing in flight and no application request for `idle_interval`.
+    fn is_idle(&self, now: SimTime) -> bool {
+        !self.is_inflight_io(now) && now.saturating_since(self.last_req).as_secs_f64() >= self.cfg.tuning.idle_interval_s
     }
 
     /// F2FS `f2fs_balance_fs_bg`.
     pub(super) fn balance_fs_bg(&mut self, now: SimTime) -> SimTime {
         // excess_dirty_nats: dirty NAT entries >= max_nid * dirty_nats_ratio%.
         let nats = self.nm.dirty_nat_count() as u64 * 100 >= self.layout.max_nid as u64 * self.cfg.dirty_nats_ratio as u64;
-        // excess_dirty_nodes: 8 segments of dirty node pages.
+        // excess_dirty_threshold, node pages: 8 segments.
         let nodes = self.nm.dirty_count() as u64 >= self.cfg.tuning.dirty_nodes_pages;
         // excess_prefree_segs. D2FS keeps its own trigger (sections named by
         // unsynced records stay prefree, so this one would fire in a loop).
         let prefree = self.d2fs.is_none()
             && self.sm.prefree_sections() as u64 * self.layout.segs_per_sec as u64 > self.reclaim_segments();
-        let periodic = self.is_idle(now) && now.saturating_since(self.last_cp).as_secs_f64() >= self.cfg.cp_interval_s;
+        let periodic = !self.is_inflight_io(now) && now.saturating_since(self.last_cp).as_secs_f64() >= self.cfg.cp_interval_s;
         if nats || nodes || prefree || periodic {
             self.checkpoint(now)
         } else {
@@ -140,7 +158,8 @@ impl<D: BlockDevice> F2fs<D> {
             return now;
         }
         self.discard_ran = now;
-        self.issue_discards(now, (rounds * DISCARD_PER_ROUND) as usize)
+        let granularity = if self.utilization_pct() > DISCARD_URGENT_UTIL { 1 } else { self.cfg.tuning.discard_granularity };
+        self.issue_discards_with(now, (rounds * DISCARD_PER_ROUND) as usize, granularity)
     }
 
     /// Background work at `now`: the GC thread when due, the metadata
