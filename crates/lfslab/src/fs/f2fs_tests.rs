@@ -145,9 +145,18 @@ fn adaptive_mode_uses_ssr_and_ipu() {
 fn crash_recovery_keeps_every_fsync_and_checkpoint_promise() {
     let (mut checked, mut lost_without_roll_forward) = (0, 0);
     for seed in 0..4 {
-        for mode in [FsMode::Lfs, FsMode::Adaptive] {
-            // Adaptive mode also updates in place (IPU) and recycles slack space.
-            let cfg = FsConfig { mode, ipu_policy: IpuPolicy(IpuPolicy::SSR_UTIL), min_ipu_util: 10, track_recovery: true, ..FsConfig::default() };
+        for (mode, discard) in [(FsMode::Lfs, DiscardPolicy::IdleBatched), (FsMode::Adaptive, DiscardPolicy::IdleBatched), (FsMode::Lfs, DiscardPolicy::Immediate)] {
+            // Adaptive mode also updates in place (IPU) and recycles slack
+            // space; immediate discard trims every released run at checkpoint
+            // and must never trim a block a roll-forward needs.
+            let cfg = FsConfig {
+                mode,
+                discard,
+                ipu_policy: IpuPolicy(IpuPolicy::SSR_UTIL),
+                min_ipu_util: 10,
+                track_recovery: true,
+                ..FsConfig::default()
+            };
             stress_with(seed, cfg, 3_000, |fs, t, n| {
                 if n % 97 == 0 {
                     let r = fs.crash_check(t, true).expect("tracking is on");
