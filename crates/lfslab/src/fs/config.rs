@@ -201,6 +201,10 @@ pub struct FsConfig {
     pub segs_per_sec: u32,
     /// mkfs overprovision ratio in percent; None lets mkfs choose.
     pub overprovision_pct: Option<f64>,
+    /// The volume (blocks) a scaled run stands for: mkfs makes its
+    /// size-dependent choices for that volume (`Layout::mkfs_for`); None =
+    /// this partition.
+    pub represented_blocks: Option<u64>,
     pub mode: FsMode,
     /// Resolved `ipu_policy` (the scenario's "default" becomes the kernel's
     /// choice for the tuning volume).
@@ -246,6 +250,7 @@ impl Default for FsConfig {
         FsConfig {
             segs_per_sec: 1,
             overprovision_pct: None,
+            represented_blocks: None,
             mode: FsMode::Adaptive,
             ipu_policy: IpuPolicy::KERNEL_DEFAULT,
             min_ipu_util: 70,

@@ -237,7 +237,10 @@ impl<D: BlockDevice> F2fs<D> {
     pub fn format(dev: D, cfg: FsConfig) -> Result<Self, LayoutError> {
         let mut layout = match cfg.iplfs_device_blocks {
             Some(device) => Layout::iplfs(dev.capacity_blocks(), device)?,
-            None => Layout::mkfs(dev.capacity_blocks(), cfg.segs_per_sec, cfg.overprovision_pct)?,
+            None => match (cfg.represented_blocks, cfg.overprovision_pct) {
+                (Some(rep), None) => Layout::mkfs_for(dev.capacity_blocks(), cfg.segs_per_sec, rep)?,
+                _ => Layout::mkfs(dev.capacity_blocks(), cfg.segs_per_sec, cfg.overprovision_pct)?,
+            },
         };
         if cfg.iplfs_device_blocks.is_some() && (cfg.mode != FsMode::Lfs || cfg.bg_gc || cfg.segs_per_sec != 1) {
             return Err(LayoutError("iplfs appends only (fs.mode = lfs), has no GC and one segment per section".into()));

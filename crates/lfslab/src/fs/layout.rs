@@ -94,6 +94,25 @@ impl Layout {
     /// `overprovision_pct` overrides its choice (`-o`). The test below checks
     /// the numbers mkfs.f2fs printed for 1 to 256 GiB.
     pub fn mkfs(blocks: u64, segs_per_sec: u32, overprovision_pct: Option<f64>) -> Result<Layout, LayoutError> {
+        Self::mkfs_with(blocks, segs_per_sec, overprovision_pct, None)
+    }
+
+    /// mkfs for a scaled run standing for a volume of `represented_blocks`:
+    /// mkfs.f2fs's size-dependent choices, the overprovision ratio and the
+    /// reserved segments (a near-constant count, so a larger share of a
+    /// small volume), are those of the represented volume, the reserve
+    /// scaled to this one. A 16 GiB run of a 256 GiB experiment then keeps
+    /// the free-space share the 256 GiB volume keeps.
+    pub fn mkfs_for(blocks: u64, segs_per_sec: u32, represented_blocks: u64) -> Result<Layout, LayoutError> {
+        if represented_blocks == blocks {
+            return Self::mkfs(blocks, segs_per_sec, None);
+        }
+        let rep = Self::mkfs(represented_blocks, segs_per_sec, None)?;
+        let reserved = (rep.reserved_segments as f64 * blocks as f64 / rep.blocks as f64).round() as u32;
+        Self::mkfs_with(blocks, segs_per_sec, Some(rep.overprovision_pct), Some(reserved.max(segs_per_sec)))
+    }
+
+    fn mkfs_with(blocks: u64, segs_per_sec: u32, overprovision_pct: Option<f64>, reserved: Option<u32>) -> Result<Layout, LayoutError> {
         if segs_per_sec == 0 || !segs_per_sec.is_power_of_two() || segs_per_sec > 1024 {
             return Err(LayoutError(format!("fs.segs_per_sec = {segs_per_sec}: must be a power of two in 1..=1024")));
         }
@@ -141,7 +160,7 @@ impl Layout {
             Some(p) => return Err(LayoutError(format!("fs.overprovision_pct = {p}: must be in (0, 100)"))),
             None => best_overprovision(main_segments, usable, spsec_usable),
         };
-        let reserved_segments = reserved_for(ovp_pct, spsec_usable);
+        let reserved_segments = reserved.unwrap_or_else(|| reserved_for(ovp_pct, spsec_usable));
         if reserved_segments + NR_CURSEG_TYPE > main_segments {
             return Err(LayoutError(format!(
                 "fs: {reserved_segments} reserved segments for overprovision {ovp_pct}% exceed the {main_segments} main segments"
@@ -308,6 +327,18 @@ mod tests {
             assert_eq!(got, (sit, nat, ssa, main, secs, main_blk), "{gib} GiB -s {spsec}");
             assert_eq!((l.overprovision_pct, l.ovp_segments, l.reserved_segments, l.user_blocks), (ovp, ovp_segs, rsvd, user), "{gib} GiB -s {spsec}");
         }
+    }
+
+    /// A 16 GiB run standing for 256 GiB keeps the 256 GiB volume's
+    /// overprovision ratio and reserve share.
+    #[test]
+    fn scaled_mkfs_keeps_the_represented_shares() {
+        let small = Layout::mkfs_for(16 << 18, 16, 256 << 18).unwrap();
+        let big = Layout::mkfs(256 << 18, 16, None).unwrap();
+        assert_eq!(small.overprovision_pct, big.overprovision_pct);
+        let share = |l: &Layout| l.reserved_segments as f64 / l.main_segments as f64;
+        assert!((share(&small) / share(&big) - 1.0).abs() < 0.05, "{} vs {}", share(&small), share(&big));
+        assert_eq!(Layout::mkfs_for(16 << 18, 16, 16 << 18).unwrap(), Layout::mkfs(16 << 18, 16, None).unwrap());
     }
 
     #[test]

@@ -481,9 +481,14 @@ fn resolve_fs(
     };
     let tuning = tuning.0;
     let d = FsCosts::default();
+    // F2FS and zoned F2FS clean in the filesystem, where mkfs's reserve
+    // matters: a scaled run gets the represented volume's (`mkfs_for`).
+    let represented_blocks =
+        (!d2fs && !iplfs && volume_scale != 1.0 && f.overprovision_pct.is_none()).then(|| (partition_blocks as f64 / volume_scale).round() as u64);
     let config = FsConfig {
         segs_per_sec,
         overprovision_pct: f.overprovision_pct,
+        represented_blocks,
         mode,
         ipu_policy,
         min_ipu_util,
@@ -518,7 +523,10 @@ fn resolve_fs(
     let layout = if iplfs {
         crate::fs::Layout::iplfs(partition_blocks, device_blocks)
     } else {
-        crate::fs::Layout::mkfs(partition_blocks, segs_per_sec, f.overprovision_pct)
+        match represented_blocks {
+            Some(rep) => crate::fs::Layout::mkfs_for(partition_blocks, segs_per_sec, rep),
+            None => crate::fs::Layout::mkfs(partition_blocks, segs_per_sec, f.overprovision_pct),
+        }
     };
     let layout = layout.map_err(|e| {
         let msg = e.to_string();
