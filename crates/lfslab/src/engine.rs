@@ -70,8 +70,10 @@ const SIMPLIFICATIONS: [&str; 3] = [
     "host CPU costs per I/O are fixed assumptions (host.submit_ns, host.complete_ns, fs.*_ns), not measured kernel paths",
 ];
 
-const FS_SIMPLIFICATIONS: [&str; 3] = [
+const FS_SIMPLIFICATIONS: [&str; 5] = [
     "filesystem: one flat directory; node blocks are always cached in memory (GC reads data and SSA blocks, not nodes)",
+    "filesystem: f2fs_balance_fs_bg's checkpoint triggers are checked after every operation (the kernel checks from the GC thread and node writeback); excess_dirty_threshold counts node pages only; the discard thread issues the 50 ms rounds since its last look together",
+    "filesystem: background GC migrates a victim synchronously (the kernel dirties its pages for writeback); has_not_enough_free_secs uses the pre-5.16 form",
     "filesystem: crash recovery (checkpoint + roll-forward of fsync'd inodes) is checked by F2fs::crash_check against a power-loss-protected device; runs do not remount and continue after a crash",
     "filesystem: lock wait totals cover the whole run (layout included); FS, FTL and page-cache counters cover the measured phase",
 ];
