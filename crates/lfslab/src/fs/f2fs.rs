@@ -26,6 +26,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 mod background;
+pub use background::{default_reclaim_segments, MAX_RECLAIM_PREFREE_SEGMENTS};
 mod d2fs;
 mod iplfs;
 

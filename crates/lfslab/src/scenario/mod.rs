@@ -637,7 +637,7 @@ fn resolve_tuning(
         // not scaled), capped at DEF_MAX_RECLAIM_PREFREE_SEGMENTS x volume_scale.
         reclaim_segments: {
             let main = crate::fs::Layout::mkfs(iplfs_device_blocks.unwrap_or(partition_blocks), segs_per_sec, None).map_or(0, |l| l.main_segments);
-            let default = (main as u64 * 5 / 100).min(scaled(4096)).max(1);
+            let default = crate::fs::default_reclaim_segments(main, scaled(crate::fs::MAX_RECLAIM_PREFREE_SEGMENTS)).max(1);
             positive("reclaim_segments", *f.reclaim_segments.get_or_insert(default as u32) as u64)? as u32
         },
         dirty_nodes_pages: positive("dirty_nodes_pages", *f.dirty_nodes_pages.get_or_insert(scaled(d.dirty_nodes_pages)))?,

@@ -38,7 +38,13 @@ const LIMIT_INVALID_BLOCK: u64 = 40;
 const LIMIT_FREE_BLOCK: u64 = 40;
 /// DEF_RECLAIM_PREFREE_SEGMENTS (percent of main) and its cap DEF_MAX_RECLAIM_PREFREE_SEGMENTS.
 const RECLAIM_PREFREE_PCT: u64 = 5;
-const MAX_RECLAIM_PREFREE_SEGMENTS: u64 = 4096;
+pub const MAX_RECLAIM_PREFREE_SEGMENTS: u64 = 4096;
+
+/// `rec_prefree_segments` as `f2fs_build_segment_manager` sets it: 5% of
+/// the main segments, at most `cap`.
+pub fn default_reclaim_segments(main_segments: u32, cap: u64) -> u64 {
+    (main_segments as u64 * RECLAIM_PREFREE_PCT / 100).min(cap)
+}
 /// DEF_DISCARD_URGENT_UTIL: above this utilisation every run is discarded.
 const DISCARD_URGENT_UTIL: f64 = 80.0;
 
@@ -47,7 +53,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// default for this volume (5% of main, at most 4096).
     fn reclaim_segments(&self) -> u64 {
         match self.cfg.tuning.reclaim_segments {
-            0 => (self.layout.main_segments as u64 * RECLAIM_PREFREE_PCT / 100).min(MAX_RECLAIM_PREFREE_SEGMENTS),
+            0 => default_reclaim_segments(self.layout.main_segments, MAX_RECLAIM_PREFREE_SEGMENTS),
             n => n as u64,
         }
     }
