@@ -245,6 +245,19 @@ pub struct FsConfig {
     pub iplfs_device_blocks: Option<u64>,
 }
 
+impl FsConfig {
+    /// mkfs on a partition of `blocks` as this configuration asks: IPLFS's
+    /// virtual partition, mkfs for the represented volume of a scaled run,
+    /// or plain mkfs (with `-o` when set).
+    pub fn mkfs(&self, blocks: u64) -> Result<super::Layout, super::layout::LayoutError> {
+        match (self.iplfs_device_blocks, self.represented_blocks, self.overprovision_pct) {
+            (Some(device), _, _) => super::Layout::iplfs(blocks, device),
+            (None, Some(rep), None) => super::Layout::mkfs_for(blocks, self.segs_per_sec, rep),
+            _ => super::Layout::mkfs(blocks, self.segs_per_sec, self.overprovision_pct),
+        }
+    }
+}
+
 impl Default for FsConfig {
     fn default() -> Self {
         FsConfig {

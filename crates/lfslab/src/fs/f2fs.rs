@@ -26,9 +26,10 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 mod background;
-pub use background::{default_reclaim_segments, MAX_RECLAIM_PREFREE_SEGMENTS};
 mod d2fs;
 mod iplfs;
+pub use background::{default_reclaim_segments, MAX_RECLAIM_PREFREE_SEGMENTS};
+pub use d2fs::RegionSample;
 
 /// How a data page reaches the device, for the in-place-update decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +41,6 @@ enum WriteKind {
     /// Writeback under fsync with FI_NEED_IPU set.
     FsyncIpu,
 }
-pub use d2fs::RegionSample;
 
 /// A file (inode number).
 pub type Ino = Nid;
@@ -236,13 +236,7 @@ fn meta_fp(kind: u64, blk: u64, version: u64) -> Fingerprint {
 impl<D: BlockDevice> F2fs<D> {
     /// mkfs + mount on `dev` using its whole capacity.
     pub fn format(dev: D, cfg: FsConfig) -> Result<Self, LayoutError> {
-        let mut layout = match cfg.iplfs_device_blocks {
-            Some(device) => Layout::iplfs(dev.capacity_blocks(), device)?,
-            None => match (cfg.represented_blocks, cfg.overprovision_pct) {
-                (Some(rep), None) => Layout::mkfs_for(dev.capacity_blocks(), cfg.segs_per_sec, rep)?,
-                _ => Layout::mkfs(dev.capacity_blocks(), cfg.segs_per_sec, cfg.overprovision_pct)?,
-            },
-        };
+        let mut layout = cfg.mkfs(dev.capacity_blocks())?;
         if cfg.iplfs_device_blocks.is_some() && (cfg.mode != FsMode::Lfs || cfg.bg_gc || cfg.segs_per_sec != 1) {
             return Err(LayoutError("iplfs appends only (fs.mode = lfs), has no GC and one segment per section".into()));
         }

@@ -520,15 +520,7 @@ fn resolve_fs(
     };
     let mut config = config;
     // Validate the layout now so a bad partition is a scenario error, not a run failure.
-    let layout = if iplfs {
-        crate::fs::Layout::iplfs(partition_blocks, device_blocks)
-    } else {
-        match represented_blocks {
-            Some(rep) => crate::fs::Layout::mkfs_for(partition_blocks, segs_per_sec, rep),
-            None => crate::fs::Layout::mkfs(partition_blocks, segs_per_sec, f.overprovision_pct),
-        }
-    };
-    let layout = layout.map_err(|e| {
+    let layout = config.mkfs(partition_blocks).map_err(|e| {
         let msg = e.to_string();
         let field = if msg.starts_with("fs.") { msg.split(' ').next().unwrap_or("fs").to_string() } else { "fs.partition_gib".into() };
         ScenarioError::invalid(field, partition_gib, msg)
