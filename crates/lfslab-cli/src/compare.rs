@@ -27,6 +27,9 @@ pub struct Options {
     pub out: Option<PathBuf>,
     /// Designs run at once.
     pub jobs: usize,
+    /// Directories of per-design aged states to start from / save to.
+    pub from_aged: Option<PathBuf>,
+    pub save_aged: Option<PathBuf>,
 }
 
 /// `--jobs`, or the cores available.
@@ -67,8 +70,18 @@ pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Desi
             d.description
         );
     };
-    let c = compare::run(workload_name, &file, designs, o.scale, o.seed, &base, on_start, bar.clone(), o.jobs).map_err(|e| match e {
-        compare::CompareError::Scenario { .. } => anyhow::Error::new(Usage(e.to_string())),
+    let settings = compare::Settings {
+        scale: o.scale,
+        seed: o.seed,
+        base,
+        jobs: o.jobs,
+        from_aged: o.from_aged.clone(),
+        save_aged: o.save_aged.clone(),
+    };
+    let c = compare::run(workload_name, &file, designs, &settings, on_start, bar.clone()).map_err(|e| match e {
+        compare::CompareError::Scenario { .. } | compare::CompareError::Run { error: lfslab::engine::RunError::Aged(_), .. } => {
+            anyhow::Error::new(Usage(e.to_string()))
+        }
         e => anyhow::Error::new(e),
     })?;
     if bar.is_some() {
@@ -134,7 +147,17 @@ pub fn experiment_by_name(name: &str) -> Result<&'static Experiment, Usage> {
 pub fn reproduce_cmd(e: &Experiment, scale: f64, seed: Option<u64>, out: Option<PathBuf>, jobs: usize) -> anyhow::Result<bool> {
     let names: Vec<String> = e.designs.iter().map(|s| s.to_string()).collect();
     let designs = compare::designs_by_name(&names)?;
-    let o = Options { designs: names, workload: e.workload.into(), scale, seed, set: Vec::new(), out: None, jobs };
+    let o = Options {
+        designs: names,
+        workload: e.workload.into(),
+        scale,
+        seed,
+        set: Vec::new(),
+        out: None,
+        jobs,
+        from_aged: None,
+        save_aged: None,
+    };
     println!("# {}: {}\n# {}", e.name, e.title, e.caveat);
     let c = run_comparison(e.name, &o, &designs)?;
     print!("{}", compare::summary_table(&c.summary));

@@ -43,6 +43,15 @@ enum Command {
         /// Do not print the resolved scenario before the results.
         #[arg(long)]
         quiet: bool,
+        /// Save the state after the precondition phase (files laid out and
+        /// aged) to FILE, then measure as usual.
+        #[arg(long, value_name = "FILE")]
+        save_aged: Option<PathBuf>,
+        /// Start from an aged state saved by --save-aged instead of aging
+        /// again: the same bits as aging afresh. The scenario may differ
+        /// only in the jobs' I/O pattern and runtime, limits and output.
+        #[arg(long, value_name = "FILE", conflicts_with = "save_aged")]
+        from_aged: Option<PathBuf>,
     },
     /// Run one workload on several designs side by side: summary table, then
     /// an output directory with the resolved scenarios, JSON, CSV and an HTML
@@ -69,6 +78,13 @@ enum Command {
         /// cores); results are the same bits whatever the number.
         #[arg(long)]
         jobs: Option<usize>,
+        /// Save each design's aged state (after file layout and aging) as
+        /// DIR/<design>.aged, then measure as usual.
+        #[arg(long, value_name = "DIR")]
+        save_aged: Option<PathBuf>,
+        /// Start each design from DIR/<design>.aged (see `run --from-aged`).
+        #[arg(long, value_name = "DIR", conflicts_with = "save_aged")]
+        from_aged: Option<PathBuf>,
     },
     /// Run a paper experiment (without a name: list them) and print the paper's figures beside ours.
     Reproduce {
@@ -133,7 +149,7 @@ fn load(name: Option<&str>, set: &[String], seed: Option<u64>) -> Result<Scenari
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { scenario, seed, set, json, csv, regions_csv, quiet } => {
+        Command::Run { scenario, seed, set, json, csv, regions_csv, quiet, save_aged, from_aged } => {
             let s = match load(scenario.as_deref(), &set, seed) {
                 Ok(s) => s,
                 Err(e) => {
@@ -145,17 +161,21 @@ fn main() -> ExitCode {
                 println!("# lfslab {} | seed {} | resolved scenario:", env!("CARGO_PKG_VERSION"), s.seed);
                 println!("{}", s.to_toml());
             }
-            match run_and_write(s, json.as_deref(), csv.as_deref(), regions_csv.as_deref()) {
+            let aged = engine::AgedPaths { from: from_aged, save: save_aged };
+            match run_and_write(s, json.as_deref(), csv.as_deref(), regions_csv.as_deref(), &aged) {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::from(1),
                 Err(e) => {
                     eprintln!("error: {e:#}");
-                    ExitCode::from(1)
+                    // An aged state that does not fit is bad input, not a failed run.
+                    let aged = matches!(e.downcast_ref::<engine::RunError>(), Some(engine::RunError::Aged(_)));
+                    ExitCode::from(if aged { 2 } else { 1 })
                 }
             }
         }
-        Command::Compare { designs, workload, scale, seed, set, out, jobs } => {
-            let o = compare::Options { designs, workload, scale, seed, set, out, jobs: compare::jobs_or_cores(jobs) };
+        Command::Compare { designs, workload, scale, seed, set, out, jobs, save_aged, from_aged } => {
+            let jobs = compare::jobs_or_cores(jobs);
+            let o = compare::Options { designs, workload, scale, seed, set, out, jobs, from_aged, save_aged };
             exit_of(compare::compare_cmd(&o))
         }
         Command::Reproduce { experiment, scale, seed, out, jobs } => match experiment {
@@ -234,11 +254,17 @@ fn exit_of(r: anyhow::Result<bool>) -> ExitCode {
 }
 
 /// Returns Ok(false) when the run finished but the data oracle found mismatches.
-fn run_and_write(s: Scenario, json: Option<&Path>, csv: Option<&Path>, regions: Option<&Path>) -> anyhow::Result<bool> {
+fn run_and_write(
+    s: Scenario,
+    json: Option<&Path>,
+    csv: Option<&Path>,
+    regions: Option<&Path>,
+    aged: &engine::AgedPaths,
+) -> anyhow::Result<bool> {
     let label = std::rc::Rc::new(std::cell::Cell::new(s.name.clone()));
     let bar = progress::bar(label);
     let shown = bar.is_some();
-    let report = engine::run_with_progress(s, bar)?;
+    let report = engine::run_aged(s, bar, aged)?;
     if shown {
         eprintln!();
     }

@@ -152,3 +152,27 @@ fn bench_suite_times_the_ftl_path_and_each_design() {
     assert_eq!(cols[0], 0.25);
     assert!(cols[3] > 0.0 && cols[7] > 0.0, "app writes and steady IOPS: {row}");
 }
+
+#[test]
+fn a_saved_aged_state_gives_the_same_report_and_refuses_another_setup() {
+    let p = scenario_file(
+        "aged.toml",
+        "[device]\ncapacity_gib = 2\n[fs]\nkind = \"f2fs\"\n[precondition]\nrandom_overwrite = 0.25\n\
+         [[job]]\nrw = \"randwrite\"\nsize = \"30%\"\nruntime = \"1s\"\n",
+    );
+    let dir = p.parent().unwrap();
+    let (aged, fresh, again) = (dir.join("cli.aged"), dir.join("fresh.json"), dir.join("again.json"));
+    let s = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    let (code, _, stderr) = lfslab(&["run", &s(&p), "--quiet", "--save-aged", &s(&aged), "--json", &s(&fresh)]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = lfslab(&["run", &s(&p), "--quiet", "--from-aged", &s(&aged), "--json", &s(&again)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(std::fs::read_to_string(&fresh).unwrap(), std::fs::read_to_string(&again).unwrap());
+
+    let (code, _, stderr) = lfslab(&["run", &s(&p), "--quiet", "--from-aged", &s(&aged), "--set", "fs.segs_per_sec=4"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("fs.segs_per_sec") && stderr.contains("this run has 4"), "{stderr}");
+    let (code, _, stderr) = lfslab(&["run", &s(&p), "--quiet", "--from-aged", &s(&p)]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("not an lfslab aged state"), "{stderr}");
+}

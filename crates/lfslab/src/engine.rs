@@ -23,6 +23,8 @@ pub enum RunError {
     Invariant(String),
     /// The filesystem refused an operation (e.g. the files do not fit).
     Fs(String),
+    /// An aged state could not be saved, read, or does not fit the scenario.
+    Aged(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -30,7 +32,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Limit(l) => write!(f, "{l}"),
             RunError::Invariant(m) => write!(f, "invariant violated: {m}"),
-            RunError::Fs(m) => write!(f, "{m}"),
+            RunError::Fs(m) | RunError::Aged(m) => write!(f, "{m}"),
         }
     }
 }
@@ -47,9 +49,31 @@ impl<E: std::fmt::Display> From<DriverError<E>> for RunError {
 
 type FsStack = F2fs<Partition<Ssd>>;
 
+#[derive(serde::Serialize, serde::Deserialize)]
 enum Stack {
     Raw { ssd: Ssd, oracle: DataOracle },
     Fs { fs: Box<FsStack>, files: Option<FileSet>, before: FsStats, cache_before: PageCacheStats },
+}
+
+/// What the precondition phase leaves behind: the aged state a later run
+/// can start from (`Run::save_aged`, `Run::from_aged`).
+/// `AgedRef` saves it by reference, field for field (bincode is positional).
+#[derive(serde::Deserialize)]
+struct Aged {
+    stack: Stack,
+    now: SimTime,
+    precondition: PreconditionSummary,
+    stats_before: FtlStats,
+    coupled_before: Option<crate::ftl::CoupledStats>,
+}
+
+#[derive(serde::Serialize)]
+struct AgedRef<'a> {
+    stack: &'a Stack,
+    now: SimTime,
+    precondition: &'a PreconditionSummary,
+    stats_before: &'a FtlStats,
+    coupled_before: &'a Option<crate::ftl::CoupledStats>,
 }
 
 pub struct Run {
@@ -112,6 +136,41 @@ impl Run {
             progress: None,
             outcome: None,
         })
+    }
+
+    /// Save what `precondition` built, for runs of the same setup to start
+    /// from (`--save-aged`).
+    pub fn save_aged(&self, path: &std::path::Path) -> Result<(), RunError> {
+        let aged = AgedRef {
+            stack: &self.stack,
+            now: self.now,
+            precondition: &self.precondition,
+            stats_before: &self.stats_before,
+            coupled_before: &self.coupled_before,
+        };
+        crate::aged::save(path, &self.scenario, &aged).map_err(|e| RunError::Aged(e.0))
+    }
+
+    /// A run whose precondition phase is the aged state in `path`, which
+    /// must have been saved by a run of the same setup (`--from-aged`):
+    /// `measure` then gives the same bits as after `precondition`.
+    pub fn from_aged(scenario: Scenario, path: &std::path::Path) -> Result<Run, RunError> {
+        let a: Aged = crate::aged::load(path, &scenario).map_err(|e| RunError::Aged(e.0))?;
+        Ok(Run {
+            rng: SimRng::new(scenario.seed),
+            scenario,
+            stack: a.stack,
+            now: a.now,
+            precondition: a.precondition,
+            stats_before: a.stats_before,
+            coupled_before: a.coupled_before,
+            progress: None,
+            outcome: None,
+        })
+    }
+
+    pub fn set_progress(&mut self, progress: Option<Progress>) {
+        self.progress = progress;
     }
 
     pub fn ssd(&self) -> &Ssd {
@@ -374,9 +433,32 @@ pub fn run(scenario: Scenario) -> Result<RunReport, RunError> {
 
 /// `run`, reporting every phase's progress to `progress`.
 pub fn run_with_progress(scenario: Scenario, progress: Option<Progress>) -> Result<RunReport, RunError> {
-    let mut r = Run::new(scenario)?;
+    run_aged(scenario, progress, &AgedPaths::default())
+}
+
+/// Where a run's aged state comes from (instead of the precondition phase)
+/// or is saved to after it (`--from-aged`, `--save-aged`).
+#[derive(Clone, Debug, Default)]
+pub struct AgedPaths {
+    pub from: Option<std::path::PathBuf>,
+    pub save: Option<std::path::PathBuf>,
+}
+
+/// `run_with_progress`, with the precondition phase loaded or saved.
+pub fn run_aged(scenario: Scenario, progress: Option<Progress>, aged: &AgedPaths) -> Result<RunReport, RunError> {
+    let mut r = match &aged.from {
+        Some(path) => Run::from_aged(scenario, path)?,
+        None => {
+            let mut r = Run::new(scenario)?;
+            r.progress = progress.clone();
+            r.precondition()?;
+            r
+        }
+    };
+    if let Some(path) = &aged.save {
+        r.save_aged(path)?;
+    }
     r.progress = progress;
-    r.precondition()?;
     r.measure()?;
     r.report()
 }

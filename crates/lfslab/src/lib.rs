@@ -3,6 +3,7 @@
 //! PRNG), `nand`, `ftl`, `nvme`, `workload`, `metrics`, `scenario`.
 //! Libraries never print; output goes through `metrics` sinks.
 
+pub mod aged;
 pub mod compare;
 pub mod engine;
 pub mod fs;

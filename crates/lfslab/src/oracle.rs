@@ -13,7 +13,7 @@ use crate::sim::mix64;
 use serde::Serialize;
 
 /// Content of one 4 KiB block. Never 0 (0 is "erased" in the flash store).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Fingerprint(pub u64);
 
 impl Fingerprint {
@@ -34,14 +34,14 @@ impl DataTag {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct OracleStats {
     pub blocks_checked_count: u64,
     pub mismatches_count: u64,
 }
 
 /// Expected content of every logical block. `None` = never written or trimmed.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DataOracle {
     expected: Vec<u64>,
     stats: OracleStats,

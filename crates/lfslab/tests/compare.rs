@@ -2,7 +2,7 @@
 //! summary and JSON schema are golden files (LFSLAB_BLESS=1 rewrites them),
 //! plus the scaling rule and design-name errors.
 
-use lfslab::compare::{self, designs_by_name, Comparison, DESIGNS};
+use lfslab::compare::{self, designs_by_name, Comparison, Settings, DESIGNS};
 use lfslab::scenario::Scenario;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -26,7 +26,7 @@ timeseries_interval_ms = 1000
 fn small() -> Comparison {
     let file = Scenario::file_from_toml_with(WORKLOAD, &[]).unwrap();
     let designs = designs_by_name(&["f2fs".into(), "d2fs".into()]).unwrap();
-    compare::run("small-fio", &file, &designs, 1.0, None, Path::new("."), |_, _, _| {}, None, 1).unwrap()
+    compare::run("small-fio", &file, &designs, &Settings::default(), |_, _, _| {}, None).unwrap()
 }
 
 /// Designs on parallel threads give the same bits as one after another.
@@ -34,7 +34,7 @@ fn small() -> Comparison {
 fn parallel_designs_match_sequential_runs() {
     let file = Scenario::file_from_toml_with(WORKLOAD, &[]).unwrap();
     let designs = designs_by_name(&["f2fs".into(), "zf2fs".into(), "d2fs".into()]).unwrap();
-    let run = |jobs| compare::run("small-fio", &file, &designs, 1.0, None, Path::new("."), |_, _, _| {}, None, jobs).unwrap();
+    let run = |jobs| compare::run("small-fio", &file, &designs, &Settings { jobs, ..Settings::default() }, |_, _, _| {}, None).unwrap();
     assert_eq!(run(2).to_json(), run(1).to_json());
 }
 
@@ -118,7 +118,8 @@ fn unknown_designs_list_the_valid_ones() {
 fn results_hold_across_scales() {
     let file = Scenario::file_from_toml_with(lfslab::scenario::builtin("fio-randwrite").unwrap(), &[]).unwrap();
     let designs = designs_by_name(&["f2fs".into(), "zf2fs".into(), "iplfs".into(), "d2fs".into()]).unwrap();
-    let at = |scale: f64| compare::run("fio-randwrite", &file, &designs, scale, None, Path::new("."), |_, _, _| {}, None, 2).unwrap();
+    let at = |scale: f64| compare::run("fio-randwrite", &file, &designs, &Settings { scale, jobs: 2, ..Settings::default() }, |_, _, _| {}, None)
+            .unwrap();
     let (a, b) = (at(1.0), at(2.0));
     for (x, y) in a.summary.iter().zip(&b.summary) {
         for (what, u, v) in [("steady IOPS", x.steady_iops, y.steady_iops), ("total WAF", x.total_waf, y.total_waf)] {

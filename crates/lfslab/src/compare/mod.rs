@@ -16,11 +16,11 @@ pub use experiment::{Experiment, PaperValue, EXPERIMENTS};
 pub use html::render_html;
 pub use summary::{summary_csv, summary_table, SummaryRow};
 
-use crate::engine::{self, RunError};
+use crate::engine::{self, AgedPaths, RunError};
 use crate::metrics::RunReport;
 use crate::scenario::{DurationValue, Scenario, ScenarioError, ScenarioFile};
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug)]
 pub enum CompareError {
@@ -86,11 +86,11 @@ pub fn scenario_for(workload: &ScenarioFile, design: &Design, scale: f64, base: 
 
 /// Run `scenarios` on up to `jobs` threads, each taking the next scenario
 /// not yet started; reports come back in scenario order.
-fn run_parallel(scenarios: Vec<Scenario>, jobs: usize) -> Vec<Result<crate::metrics::RunReport, engine::RunError>> {
+fn run_parallel(scenarios: Vec<(Scenario, AgedPaths)>, jobs: usize) -> Vec<Result<crate::metrics::RunReport, engine::RunError>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let n = scenarios.len();
-    let queue: Vec<Mutex<Option<Scenario>>> = scenarios.into_iter().map(|s| Mutex::new(Some(s))).collect();
+    let queue: Vec<Mutex<Option<(Scenario, AgedPaths)>>> = scenarios.into_iter().map(|s| Mutex::new(Some(s))).collect();
     let results: Vec<Mutex<Option<Result<crate::metrics::RunReport, engine::RunError>>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
@@ -100,8 +100,8 @@ fn run_parallel(scenarios: Vec<Scenario>, jobs: usize) -> Vec<Result<crate::metr
                 if i >= n {
                     break;
                 }
-                let s = queue[i].lock().expect("queue lock").take().expect("each scenario runs once");
-                let r = engine::run(s);
+                let (s, aged) = queue[i].lock().expect("queue lock").take().expect("each scenario runs once");
+                let r = engine::run_aged(s, None, &aged);
                 *results[i].lock().expect("result lock") = Some(r);
             });
         }
@@ -134,41 +134,75 @@ impl Comparison {
     }
 }
 
+/// How a comparison runs.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// `--scale`: capacity and runtimes multiplied (see `scenario_for`).
+    pub scale: f64,
+    /// Replaces the workload's seed.
+    pub seed: Option<u64>,
+    /// Where the workload's relative paths (fio files, iologs) resolve.
+    pub base: PathBuf,
+    /// Designs run at once, one thread each.
+    pub jobs: usize,
+    /// Directories of aged states, one `<design>.aged` per design: start
+    /// from them (`--from-aged`) or save them (`--save-aged`).
+    pub from_aged: Option<PathBuf>,
+    pub save_aged: Option<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { scale: 1.0, seed: None, base: PathBuf::from("."), jobs: 1, from_aged: None, save_aged: None }
+    }
+}
+
+impl Settings {
+    fn aged_paths(&self, design: &Design) -> AgedPaths {
+        let file = format!("{}.aged", design.name);
+        AgedPaths { from: self.from_aged.as_ref().map(|d| d.join(&file)), save: self.save_aged.as_ref().map(|d| d.join(&file)) }
+    }
+}
+
 /// Run `workload` on each design; `on_start(i, design)` is called before
 /// each run (the CLI's progress), `progress` is passed to the engine.
-/// `jobs` > 1 runs that many designs at once on their own threads (each run
-/// is self-contained and seeded, so the results are the same bits as a
-/// sequential run); then every `on_start` is called first and there is no
-/// per-run progress.
-#[allow(clippy::too_many_arguments)]
+/// `settings.jobs` > 1 runs that many designs at once on their own threads
+/// (each run is self-contained and seeded, so the results are the same bits
+/// as a sequential run); then every `on_start` is called first and there is
+/// no per-run progress.
 pub fn run(
     workload_name: &str,
     workload: &ScenarioFile,
     designs: &[&Design],
-    scale: f64,
-    seed: Option<u64>,
-    base: &Path,
+    settings: &Settings,
     mut on_start: impl FnMut(usize, &Design, &Scenario),
     progress: Option<engine::Progress>,
-    jobs: usize,
 ) -> Result<Comparison, CompareError> {
+    let (scale, jobs) = (settings.scale, settings.jobs);
     let mut runs = Vec::new();
     let mut used_seed = 0;
     // Every design's scenario is checked before anything runs.
     let mut scenarios = Vec::new();
     for d in designs {
-        let s = scenario_for(workload, d, scale, base)?;
-        scenarios.push(match seed {
+        let s = scenario_for(workload, d, scale, &settings.base)?;
+        scenarios.push(match settings.seed {
             Some(seed) => s.with_seed(seed),
             None => s,
         });
+    }
+    if let Some(dir) = &settings.save_aged {
+        std::fs::create_dir_all(dir).map_err(|e| CompareError::Run {
+            design: designs.first().map_or("", |d| d.name).into(),
+            error: RunError::Aged(format!("cannot create aged-state directory {}: {e}", dir.display())),
+        })?;
     }
     if jobs > 1 && designs.len() > 1 {
         for (i, (d, s)) in designs.iter().zip(&scenarios).enumerate() {
             used_seed = s.seed;
             on_start(i, d, s);
         }
-        let reports = run_parallel(scenarios.clone(), jobs);
+        let work = designs.iter().zip(&scenarios).map(|(d, s)| (s.clone(), settings.aged_paths(d))).collect();
+        let reports = run_parallel(work, jobs);
         for ((d, s), report) in designs.iter().zip(scenarios).zip(reports) {
             let report = report.map_err(|error| CompareError::Run { design: d.name.into(), error })?;
             runs.push(DesignRun { design: d.name.into(), description: d.description.into(), scenario_toml: s.to_toml(), report });
@@ -180,7 +214,7 @@ pub fn run(
         used_seed = s.seed;
         on_start(i, d, &s);
         let toml = s.to_toml();
-        let report = engine::run_with_progress(s, progress.clone())
+        let report = engine::run_aged(s, progress.clone(), &settings.aged_paths(d))
             .map_err(|error| CompareError::Run { design: d.name.into(), error })?;
         runs.push(DesignRun { design: d.name.into(), description: d.description.into(), scenario_toml: toml, report });
     }

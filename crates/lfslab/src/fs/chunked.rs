@@ -8,7 +8,7 @@ use std::ops::{Index, IndexMut};
 const CHUNK_BITS: u32 = 12;
 const CHUNK: usize = 1 << CHUNK_BITS;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Chunked<T: Clone> {
     len: usize,
     default: T,

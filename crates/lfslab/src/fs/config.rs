@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// F2FS `mode=` mount option.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FsMode {
     /// Append-only logging: no SSR, no IPU.
@@ -83,9 +83,15 @@ impl Serialize for IpuPolicy {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for IpuPolicy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        IpuPolicy::parse(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
 /// Kernel defaults of the background machinery (fs/f2fs/f2fs.h, gc.h,
 /// segment.h), scaled where they are absolute counts (see `volume_scale`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct FsTuning {
     /// sysfs `discard_granularity` in blocks (DEFAULT_DISCARD_GRANULARITY 16;
     /// MIN_DISCARD_GRANULARITY 1 on small volumes, `f2fs_tuning_parameters`).
@@ -133,7 +139,7 @@ impl Default for FsTuning {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiscardPolicy {
     /// No discard commands.
@@ -147,7 +153,7 @@ pub enum DiscardPolicy {
 
 /// Per-operation host CPU costs. Assumed values of the order a kernel path
 /// takes on a server CPU; they are knobs, not measurements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FsCosts {
     /// Entering and leaving a file system call.
     pub syscall_ns: u64,
@@ -168,7 +174,7 @@ impl Default for FsCosts {
 
 /// D2FS (d2fs.txt §6): the filesystem partition is p_v x the device's
 /// capacity; its top `gc_region_blocks` (= the capacity) are the GC region.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct D2fsConfig {
     pub gc_region_blocks: u64,
     /// Blocks users may fill (ENOSPC): what the device can hold, not the
@@ -196,7 +202,7 @@ impl D2fsConfig {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct FsConfig {
     pub segs_per_sec: u32,
     /// mkfs overprovision ratio in percent; None lets mkfs choose.

@@ -3,7 +3,7 @@
 //! `struct dirty_seglist_info`). Victim searches walk it with
 //! `find_next_bit`, so a search costs what it visits, not the volume.
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DirtySegmap {
     words: Vec<u64>,
     len: u32,

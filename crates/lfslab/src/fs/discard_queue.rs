@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct DiscardQueue {
     /// start block -> length, disjoint and not adjacent.
     ranges: BTreeMap<u64, u32>,

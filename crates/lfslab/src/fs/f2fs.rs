@@ -55,7 +55,7 @@ const SIT_JOURNAL_ENTRIES: usize = 6;
 /// summaries (up to 3) and footer.
 const CP_PACK_BLOCKS: u64 = 5;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct FsStats {
     pub app_write_blocks: u64,
     pub app_read_blocks: u64,
@@ -137,7 +137,7 @@ impl FsStats {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct FileState {
     size_blocks: u64,
     /// Size as of the last fsync/fdatasync (fdatasync may skip the inode if unchanged).
@@ -187,6 +187,7 @@ pub struct FsLockStats {
     pub curseg_warm_data: LockStats,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct F2fs<D: BlockDevice> {
     pub dev: D,
     cfg: FsConfig,

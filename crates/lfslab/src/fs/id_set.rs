@@ -4,7 +4,7 @@
 //! Cheaper than a `BTreeSet` on the write path; iteration order is the
 //! same (ascending), so results do not change.
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct IdSet {
     bits: Vec<u64>,
     /// Members in insertion order; may hold ids removed since (filtered on read).

@@ -17,7 +17,7 @@ pub const NAT_ENTRY_PER_BLOCK: u64 = 455;
 /// Number of active logs (NR_CURSEG_TYPE): hot/warm/cold x data/node.
 pub const NR_CURSEG_TYPE: u32 = 6;
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Layout {
     /// Partition size in 4 KiB blocks (LBAs 0..blocks).
     pub blocks: u64,

@@ -21,14 +21,14 @@ pub const NIDS_PER_INODE: usize = 5;
 /// Block address meaning "no block".
 pub const NULL_ADDR: u32 = 0;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum NodeKind {
     Inode,
     Direct,
     Indirect,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Node {
     pub kind: NodeKind,
     /// Inode this node belongs to.
@@ -49,6 +49,7 @@ pub struct DnodeSlot {
     pub ofs: u32,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct NodeManager {
     /// NAT: nid -> block address of the node (NULL_ADDR: never written).
     nat: Vec<u32>,

@@ -33,7 +33,7 @@ use crate::sim::SimTime;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Recovery bookkeeping, kept only when crash tracking is on.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RecoveryLog {
     cp_nat: Vec<u32>,
     cp_nodes: Vec<Option<Node>>,

@@ -27,7 +27,7 @@ use crate::sim::SimTime;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 pub enum LogType {
     HotData,
     WarmData,
@@ -67,13 +67,13 @@ impl LogType {
 /// background-GC victim search visits.
 pub const DEF_MAX_VICTIM_SEARCH: u32 = 4096;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum AllocMode {
     Lfs,
     Ssr,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct SegEntry {
     valid: u16,
     map: [u64; 8],
@@ -89,7 +89,7 @@ struct SegEntry {
     log: Option<LogType>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum SecState {
     Free,
     InUse,
@@ -98,7 +98,7 @@ enum SecState {
     Device,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Curseg {
     segno: u32,
     next_blkoff: u32,
@@ -113,6 +113,7 @@ pub struct SectionView {
     pub mtime_ns: u64,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct SegmentManager {
     layout: Layout,
     // Chunked: memory only for the segments in use (IPLFS's partition is

@@ -4,7 +4,7 @@
 
 use crate::sim::{SimDuration, SimTime};
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ActivityLog {
     start: SimTime,
     interval: SimDuration,

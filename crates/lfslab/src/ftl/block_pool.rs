@@ -6,14 +6,14 @@ use crate::nand::SuperblockId;
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SbState {
     Free,
     Open,
     Full,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SuperblockInfo {
     pub state: SbState,
     pub valid_slots: u32,
@@ -25,7 +25,7 @@ pub struct SuperblockInfo {
     pub last_write: SimTime,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BlockPool {
     sbs: Vec<SuperblockInfo>,
     free: VecDeque<SuperblockId>,

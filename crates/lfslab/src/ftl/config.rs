@@ -7,7 +7,7 @@ use serde::Serialize;
 /// without map-node compaction.
 pub const MAPPINGS: [&str; 3] = ["page", "interval", "interval-no-compaction"];
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct FtlConfig {
     /// Mapping scheme, one of `MAPPINGS`.
     pub mapping: String,
@@ -21,7 +21,7 @@ pub struct FtlConfig {
     pub streams: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct SsdConfig {
     pub geometry: Geometry,
     pub timing: Timing,

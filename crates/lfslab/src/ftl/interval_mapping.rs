@@ -41,7 +41,7 @@ const NODE_HEADER_BYTES: u64 = 16;
 const COMPACT_BASE_NS: u64 = 10_000;
 const COMPACT_PER_ENTRY_NS: u64 = 50;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IntervalConfig {
     pub compaction: bool,
     /// Compact a node when valid / allocated entries falls below this.
@@ -54,7 +54,7 @@ impl Default for IntervalConfig {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct MapNode {
     region: u32,
     regions: Vec<Option<Box<[u32]>>>,
@@ -102,7 +102,7 @@ impl MapNode {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct IntervalMapping {
     cfg: IntervalConfig,
     logical: u64,
@@ -139,6 +139,9 @@ impl IntervalMapping {
 }
 
 impl Mapping for IntervalMapping {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
     fn name(&self) -> &'static str {
         "interval"
     }

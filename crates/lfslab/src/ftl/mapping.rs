@@ -4,8 +4,10 @@
 
 use crate::nand::{Lpn, Ppn};
 
-pub trait Mapping {
+pub trait Mapping: std::any::Any {
     fn name(&self) -> &'static str;
+    /// The concrete scheme, to save it (`boxed`).
+    fn as_any(&self) -> &dyn std::any::Any;
     fn logical_pages(&self) -> u64;
     fn get(&self, lpn: Lpn) -> Option<Ppn>;
     /// Map `lpn` to `ppn`, returning the previous physical page.
@@ -28,5 +30,44 @@ pub trait Mapping {
     /// (Interval Mapping's compaction); the device serves nothing meanwhile.
     fn take_pending_work_ns(&mut self) -> u64 {
         0
+    }
+}
+
+/// Saving and restoring a boxed mapping (the aged state): each scheme is
+/// one variant, so the trait object round-trips with its own table.
+pub(crate) mod boxed {
+    use super::Mapping;
+    use crate::ftl::interval_mapping::IntervalMapping;
+    use crate::ftl::page_mapping::PageMapping;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize)]
+    enum Ref<'a> {
+        Page(&'a PageMapping),
+        Interval(&'a IntervalMapping),
+    }
+
+    #[derive(Deserialize)]
+    enum Owned {
+        Page(PageMapping),
+        Interval(IntervalMapping),
+    }
+
+    pub fn serialize<S: Serializer>(m: &Box<dyn Mapping>, s: S) -> Result<S::Ok, S::Error> {
+        let any = m.as_any();
+        if let Some(p) = any.downcast_ref::<PageMapping>() {
+            Ref::Page(p).serialize(s)
+        } else if let Some(i) = any.downcast_ref::<IntervalMapping>() {
+            Ref::Interval(i).serialize(s)
+        } else {
+            Err(serde::ser::Error::custom(format!("mapping {} cannot be saved", m.name())))
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<dyn Mapping>, D::Error> {
+        Ok(match Owned::deserialize(d)? {
+            Owned::Page(p) => Box::new(p),
+            Owned::Interval(i) => Box::new(i),
+        })
     }
 }

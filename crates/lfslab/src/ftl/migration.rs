@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, VecDeque};
 /// Bytes a record takes in device memory: two 32-bit LBAs.
 pub const RECORD_BYTES: u64 = 8;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MigrationRecord {
     pub id: u64,
     pub old: Lpn,
@@ -24,13 +24,13 @@ pub struct MigrationRecord {
 
 /// One migration upcall: an id and up to `records_per_upcall` records, in
 /// creation order (D2FS §5.2: up to 256).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Upcall {
     pub id: u64,
     pub records: Vec<MigrationRecord>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct MigrationLog {
     /// Outstanding records in id order, with the upcall carrying each (None = buffered).
     outstanding: VecDeque<(MigrationRecord, Option<u64>)>,

@@ -7,7 +7,7 @@ use crate::nand::{Lpn, Ppn};
 
 const UNMAPPED: u32 = u32::MAX;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PageMapping {
     table: Vec<u32>,
 }
@@ -20,6 +20,9 @@ impl PageMapping {
 }
 
 impl Mapping for PageMapping {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
     fn name(&self) -> &'static str {
         "page"
     }

@@ -37,7 +37,7 @@ pub use coupled::{CoupledConfig, CoupledStats, MappingMemory};
 const NO_OWNER: u32 = u32::MAX;
 
 /// An append point: the open superblock a log writes into.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct LogHead {
     sb: Option<SuperblockId>,
     /// Next slot offset inside `sb`.
@@ -55,6 +55,7 @@ impl LogHead {
     }
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Ssd {
     geo: Geometry,
     layout: Layout,
@@ -62,6 +63,7 @@ pub struct Ssd {
     config: SsdConfig,
     timelines: Timelines,
     store: FlashStore,
+    #[serde(with = "super::mapping::boxed")]
     mapping: Box<dyn Mapping>,
     /// Reverse map: owner lpn of each physical slot, NO_OWNER if invalid.
     p2l: Vec<u32>,
@@ -69,6 +71,7 @@ pub struct Ssd {
     /// Host heads 0..streams, then the GC head.
     heads: Vec<LogHead>,
     buffer: WriteBuffer,
+    #[serde(with = "victim::by_name_serde")]
     victim: Box<dyn VictimPolicy>,
     stats: FtlStats,
     spu: u32,

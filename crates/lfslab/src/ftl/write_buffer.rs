@@ -9,7 +9,7 @@ use crate::sim::SimTime;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct WriteBuffer {
     capacity_slots: u32,
     used_slots: u32,

@@ -7,14 +7,14 @@
 use crate::sim::{SimDuration, SimTime};
 use serde::Serialize;
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LockStats {
     pub acquisitions: u64,
     pub contended: u64,
     pub wait_ns: u64,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimMutex {
     free_at: SimTime,
     pub stats: LockStats,
@@ -49,7 +49,7 @@ impl SimMutex {
 }
 
 /// Reader-writer semaphore (F2FS `cp_rwsem`: operations read, checkpoint writes).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimRwLock {
     /// Latest end of any read hold.
     readers_until: SimTime,

@@ -58,7 +58,7 @@ impl Hasher for KeyHasher {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Slot {
     key: u64,
     fp: u64,
@@ -70,18 +70,18 @@ struct Slot {
 }
 
 /// One file's dirty pages.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct DirtyFile {
     /// When the file first became dirty (for dirty_expire).
     since: SimTime,
     /// Chunk index -> (dirty pages in it, bitmap).
-    chunks: BTreeMap<u64, (u32, Box<[u64; CHUNK_WORDS]>)>,
+    chunks: BTreeMap<u64, (u32, Box<[u64]>)>,
     count: usize,
 }
 
 impl DirtyFile {
     fn insert(&mut self, off: u64) -> bool {
-        let (n, w) = self.chunks.entry(off >> CHUNK_BITS).or_insert_with(|| (0, Box::new([0; CHUNK_WORDS])));
+        let (n, w) = self.chunks.entry(off >> CHUNK_BITS).or_insert_with(|| (0, vec![0; CHUNK_WORDS].into_boxed_slice()));
         let i = (off & ((1 << CHUNK_BITS) - 1)) as usize;
         let b = 1u64 << (i % 64);
         let fresh = w[i / 64] & b == 0;
@@ -132,7 +132,7 @@ impl DirtyFile {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct PageCacheStats {
     pub hits: u64,
     pub misses: u64,
@@ -152,7 +152,7 @@ impl PageCacheStats {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PageCache {
     capacity: usize,
     slots: Vec<Slot>,

@@ -7,7 +7,7 @@ use super::address::{Ppn, SuperblockId};
 use super::geometry::Geometry;
 use crate::oracle::Fingerprint;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FlashStore {
     /// 0 = erased.
     slots: Vec<u64>,

@@ -11,7 +11,7 @@ use serde::Serialize;
 /// Size of one logical block / mapping unit: 4 KiB.
 pub const SLOT_BYTES: u64 = 4096;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Geometry {
     pub channels: u32,
     pub chips_per_channel: u32,

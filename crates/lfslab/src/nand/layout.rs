@@ -11,7 +11,7 @@
 use super::address::{DieId, Ppn, SuperblockId};
 use super::geometry::Geometry;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Divisor {
     d: u64,
     shift: Option<u32>,
@@ -38,7 +38,7 @@ impl Divisor {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Layout {
     slots_per_superblock: Divisor,
     slots_per_unit: Divisor,

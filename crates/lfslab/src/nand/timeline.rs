@@ -9,7 +9,7 @@ use super::geometry::Geometry;
 use super::timing::Timing;
 use crate::sim::{SimDuration, SimTime};
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Timelines {
     die_free: Vec<SimTime>,
     channel_free: Vec<SimTime>,

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Timing {
     /// tR: array to page register, per (multi-plane) page read.
     pub read_ns: u64,

@@ -98,6 +98,7 @@ impl BlockDevice for crate::ftl::Ssd {
 
 /// The first `blocks` of a device as a device of its own (a partition
 /// starting at LBA 0); the rest of the device is left untouched.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Partition<D: BlockDevice> {
     pub dev: D,
     blocks: u64,

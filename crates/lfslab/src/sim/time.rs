@@ -7,11 +7,11 @@ use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
 /// An instant of simulated time, in ns since the run started.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 pub struct SimTime(pub u64);
 
 /// A span of simulated time, in ns.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 pub struct SimDuration(pub u64);
 
 impl SimTime {

@@ -10,13 +10,14 @@ use crate::sim::{mix64, SimRng, SimTime};
 use std::collections::BTreeMap;
 
 /// Files of every clone, in clone order.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct FileSet {
     files: Vec<Vec<Ino>>,
 }
 
 /// Blocks to lay out for each file of a job: `filesize`, or for a replayed
 /// iolog each file's extent in the log.
-fn file_sizes(job: &JobSpec) -> Vec<u64> {
+pub fn file_sizes(job: &JobSpec) -> Vec<u64> {
     match &job.iolog {
         Some(log) => log.file_extent_blocks.clone(),
         None => vec![job.file_blocks; job.nrfiles as usize],

@@ -14,7 +14,7 @@ mod raw_target;
 
 pub use distribution::{parse_size, AccessDistribution, OffsetSampler};
 pub use driver::{run, DirResult, DriverConfig, DriverError, HostCosts, IoTarget, JobResult, Op, OpKind, Phase, Progress, ProgressTick, RunOutcome};
-pub use fs_target::{age_files, layout_files, FileSet, FsTarget};
+pub use fs_target::{age_files, file_sizes, layout_files, FileSet, FsTarget};
 pub use job::{JobSpec, RwMode};
 pub use precondition::{precondition, Precondition, PreconditionSummary};
 pub use raw_target::RawTarget;

@@ -19,7 +19,7 @@ pub struct Precondition {
     pub random_overwrite: f64,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct PreconditionSummary {
     pub blocks_written: u64,
     pub sim_time_s: f64,

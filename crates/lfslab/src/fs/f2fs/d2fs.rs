@@ -39,13 +39,14 @@ use std::collections::{BTreeSet, VecDeque};
 
 /// One sample of region utilisation (d2fs.txt Fig. 11): sections in use
 /// over the sections of each region.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct RegionSample {
     pub t_s: f64,
     pub regular_pct: f64,
     pub gc_pct: f64,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct D2fsState {
     pub(super) gc_first_sec: u32,
     /// Invalidated blocks the last checkpoint references (discard after the next).

@@ -54,7 +54,7 @@ pub(super) const META_GC_HEAD: usize = 1;
 const GC_DEST_HEAD: [usize; 2] = [2, 3];
 pub(super) const FIRST_HOST_MAIN_HEAD: usize = 4;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) enum BlockKind {
     Meta,
     Data,
@@ -62,7 +62,7 @@ pub(super) enum BlockKind {
 }
 
 /// The filesystem partition as the device sees it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct CoupledConfig {
     /// Exported LBAs: the filesystem partition.
     pub partition_blocks: u64,
@@ -80,7 +80,7 @@ pub struct CoupledConfig {
     pub max_active_zones: u32,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CoupledStats {
     // Counters (`since` subtracts them); `peak_outstanding_records` is a level.
     pub cgc_victims: u64,
@@ -133,6 +133,7 @@ impl MappingMemory {
     }
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Coupled {
     pub(super) cfg: CoupledConfig,
     /// Main section -> superblock (NONE = NULL entry).

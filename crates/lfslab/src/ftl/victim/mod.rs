@@ -25,3 +25,18 @@ pub fn by_name(name: &str) -> Option<Box<dyn VictimPolicy>> {
         _ => None,
     }
 }
+
+/// A policy is stateless: saved by name, restored with `by_name`.
+pub(crate) mod by_name_serde {
+    use super::VictimPolicy;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(p: &Box<dyn VictimPolicy>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(p.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<dyn VictimPolicy>, D::Error> {
+        let name = String::deserialize(d)?;
+        super::by_name(&name).ok_or_else(|| D::Error::custom(format!("unknown GC victim policy {name:?}")))
+    }
+}
