@@ -53,6 +53,7 @@ pub(crate) mod boxed {
         Interval(IntervalMapping),
     }
 
+    #[allow(clippy::borrowed_box)] // serde `with` hands the field as is
     pub fn serialize<S: Serializer>(m: &Box<dyn Mapping>, s: S) -> Result<S::Ok, S::Error> {
         let any = m.as_any();
         if let Some(p) = any.downcast_ref::<PageMapping>() {

@@ -31,6 +31,7 @@ pub(crate) mod by_name_serde {
     use super::VictimPolicy;
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
+    #[allow(clippy::borrowed_box)] // serde `with` hands the field as is
     pub fn serialize<S: Serializer>(p: &Box<dyn VictimPolicy>, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(p.name())
     }
