@@ -13,12 +13,17 @@ use crate::sim::mix64;
 use serde::Serialize;
 
 /// Content of one 4 KiB block. Never 0 (0 is "erased" in the flash store).
+///
+/// 32 bits: the flash store and the oracle keep one per block, so this is
+/// 8 of the stack's bytes per 4 KiB. A read of wrong data goes unnoticed
+/// only if its fingerprint equals the expected one, 1 in 2^31 per block
+/// read; a bug that returns wrong data does so for many blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Fingerprint(pub u64);
+pub struct Fingerprint(pub u32);
 
 impl Fingerprint {
     /// Content of slots that pad a partially filled flash page.
-    pub const PADDING: Fingerprint = Fingerprint(u64::MAX);
+    pub const PADDING: Fingerprint = Fingerprint(u32::MAX);
 }
 
 /// Identifies the data of one write command; block `i` of the command has
@@ -30,7 +35,7 @@ impl DataTag {
     #[inline]
     pub fn block(self, index: u64) -> Fingerprint {
         // Top bit clear keeps it distinct from PADDING; |1 keeps it non-zero.
-        Fingerprint((mix64(self.0 ^ mix64(index.wrapping_add(1))) >> 1) | 1)
+        Fingerprint(((mix64(self.0 ^ mix64(index.wrapping_add(1))) >> 33) as u32) | 1)
     }
 }
 
@@ -43,7 +48,7 @@ pub struct OracleStats {
 /// Expected content of every logical block. `None` = never written or trimmed.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DataOracle {
-    expected: Vec<u64>,
+    expected: Vec<u32>,
     stats: OracleStats,
     first_mismatch: Option<String>,
 }

@@ -143,10 +143,10 @@ struct FileState {
     /// Size as of the last fsync/fdatasync (fdatasync may skip the inode if unchanged).
     synced_size: u64,
     /// Oracle: expected fingerprint per block (0 = hole).
-    expected: Vec<u64>,
+    expected: Vec<u32>,
     /// Content last committed to a block address (what a crash can recover);
     /// kept only while crash recovery is tracked (`track_recovery`).
-    committed: Vec<u64>,
+    committed: Vec<u32>,
     created_since_cp: bool,
 }
 

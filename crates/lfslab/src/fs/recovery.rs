@@ -42,7 +42,7 @@ pub struct RecoveryLog {
     /// Inodes fsync'd since the checkpoint.
     fsynced: BTreeSet<Nid>,
     /// Per file: content promised durable, and offsets written since.
-    durable: BTreeMap<Nid, (Vec<u64>, BTreeSet<u64>)>,
+    durable: BTreeMap<Nid, (Vec<u32>, BTreeSet<u64>)>,
     /// D2FS: last migration record reflected in the checkpoint.
     cp_record: u64,
 }
@@ -72,7 +72,7 @@ pub struct CrashReport {
 impl RecoveryLog {
     /// A checkpoint completed: it is the new image; every file's committed
     /// content is durable.
-    pub fn on_checkpoint(&mut self, nm: &NodeManager, committed: &BTreeMap<Nid, Vec<u64>>) {
+    pub fn on_checkpoint(&mut self, nm: &NodeManager, committed: &BTreeMap<Nid, Vec<u32>>) {
         let (nat, nodes) = nm.snapshot();
         self.cp_nat = nat;
         self.cp_nodes = nodes;
@@ -90,7 +90,7 @@ impl RecoveryLog {
     }
 
     /// fsync of `ino` returned: its committed content is durable.
-    pub fn on_fsync(&mut self, ino: Nid, committed: &[u64]) {
+    pub fn on_fsync(&mut self, ino: Nid, committed: &[u32]) {
         self.fsynced.insert(ino);
         self.durable.insert(ino, (committed.to_vec(), BTreeSet::new()));
     }

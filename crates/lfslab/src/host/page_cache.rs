@@ -61,7 +61,7 @@ impl Hasher for KeyHasher {
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Slot {
     key: u64,
-    fp: u64,
+    fp: u32,
     dirty: bool,
     /// Order of last use (increasing along the list).
     seq: u64,
@@ -249,7 +249,7 @@ impl PageCache {
     }
 
     /// Content of a cached page (None on a miss); a hit refreshes its LRU age.
-    pub fn get(&mut self, ino: u32, off: u64) -> Option<u64> {
+    pub fn get(&mut self, ino: u32, off: u64) -> Option<u32> {
         match self.index.get(&pack((ino, off))).copied() {
             Some(i) => {
                 self.stats.hits += 1;
@@ -270,11 +270,11 @@ impl PageCache {
 
     /// Content of a clean cached page, without touching LRU or statistics
     /// (for the FS cleaner, which must not look like application reuse).
-    pub fn peek_clean(&self, ino: u32, off: u64) -> Option<u64> {
+    pub fn peek_clean(&self, ino: u32, off: u64) -> Option<u32> {
         self.index.get(&pack((ino, off))).map(|&i| &self.slots[i as usize]).filter(|p| !p.dirty).map(|p| p.fp)
     }
 
-    fn insert(&mut self, key: Key, fp: u64, dirty: bool) {
+    fn insert(&mut self, key: Key, fp: u32, dirty: bool) {
         match self.index.get(&pack(key)).copied() {
             Some(i) => {
                 let old_dirty = self.slots[i as usize].dirty;
@@ -328,7 +328,7 @@ impl PageCache {
     }
 
     /// A page read from disk.
-    pub fn insert_clean(&mut self, ino: u32, off: u64, fp: u64) {
+    pub fn insert_clean(&mut self, ino: u32, off: u64, fp: u32) {
         if self.index.get(&pack((ino, off))).is_some_and(|&i| self.slots[i as usize].dirty) {
             return; // never replace newer data with older
         }
@@ -336,7 +336,7 @@ impl PageCache {
     }
 
     /// A buffered write.
-    pub fn write(&mut self, ino: u32, off: u64, fp: u64, now: SimTime) {
+    pub fn write(&mut self, ino: u32, off: u64, fp: u32, now: SimTime) {
         let was_dirty = self.index.get(&pack((ino, off))).is_some_and(|&i| self.slots[i as usize].dirty);
         self.insert((ino, off), fp, true);
         if !was_dirty {
@@ -374,7 +374,7 @@ impl PageCache {
     }
 
     /// Take up to `max` dirty pages of `ino` in offset order, marking them clean.
-    pub fn take_dirty(&mut self, ino: u32, max: usize) -> Vec<(u64, u64)> {
+    pub fn take_dirty(&mut self, ino: u32, max: usize) -> Vec<(u64, u32)> {
         let offs = match self.dirty.get(&ino) {
             Some(f) => f.offsets(0, u64::MAX, max),
             None => return Vec::new(),

@@ -10,7 +10,7 @@ use crate::oracle::Fingerprint;
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FlashStore {
     /// 0 = erased.
-    slots: Vec<u64>,
+    slots: Vec<u32>,
     slots_per_superblock: u64,
     /// Erase count per block, indexed by (superblock, die*planes + plane);
     /// superblock GC erases all blocks of a superblock together.
