@@ -2,6 +2,7 @@
 
 mod lock;
 mod page_cache;
+mod page_index;
 
 pub use lock::{LockStats, SimMutex, SimRwLock};
 pub use page_cache::{PageCache, PageCacheStats};

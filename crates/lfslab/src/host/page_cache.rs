@@ -15,8 +15,8 @@
 
 use crate::sim::SimTime;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use super::page_index::PageIndex;
+use std::collections::BTreeMap;
 
 type Key = (u32, u64);
 
@@ -37,26 +37,6 @@ const NIL: u32 = u32::MAX;
 const CHUNK_BITS: u32 = 12;
 const CHUNK_WORDS: usize = (1 << CHUNK_BITS) / 64;
 
-/// A fixed multiplicative hash (deterministic, fast for integer keys).
-#[derive(Default, Clone, Copy)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u32(&mut self, x: u32) {
-        self.write_u64(x as u64);
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
 
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Slot {
@@ -157,7 +137,7 @@ pub struct PageCache {
     capacity: usize,
     slots: Vec<Slot>,
     free: Vec<u32>,
-    index: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    index: PageIndex,
     /// All pages, least recently used at the head.
     lru_head: u32,
     lru_tail: u32,
@@ -174,9 +154,11 @@ impl PageCache {
         assert!(capacity_pages > 0, "page cache needs at least one page");
         PageCache {
             capacity: capacity_pages,
-            slots: Vec::new(),
+            // Eviction follows the insert that overflows, hence one more;
+            // reserved, not touched, so a large idle cache costs no RAM.
+            slots: Vec::with_capacity(capacity_pages + 1),
             free: Vec::new(),
-            index: HashMap::default(),
+            index: PageIndex::with_capacity(capacity_pages + 1),
             lru_head: NIL,
             lru_tail: NIL,
             clean_cursor: NIL,
@@ -187,6 +169,11 @@ impl PageCache {
         }
     }
 
+    #[inline]
+    fn slot_of(&self, key: Key) -> Option<u32> {
+        self.index.get(pack(key), |s| self.slots[s as usize].key)
+    }
+
     pub fn capacity(&self) -> usize {
         self.capacity
     }
@@ -194,7 +181,7 @@ impl PageCache {
         self.index.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.index.len() == 0
     }
     pub fn dirty_count(&self) -> usize {
         self.dirty_count
@@ -250,7 +237,7 @@ impl PageCache {
 
     /// Content of a cached page (None on a miss); a hit refreshes its LRU age.
     pub fn get(&mut self, ino: u32, off: u64) -> Option<u32> {
-        match self.index.get(&pack((ino, off))).copied() {
+        match self.slot_of((ino, off)) {
             Some(i) => {
                 self.stats.hits += 1;
                 self.touch(i);
@@ -265,17 +252,17 @@ impl PageCache {
 
     /// Whether the page is cached and clean (its content equals the disk's).
     pub fn is_clean(&self, ino: u32, off: u64) -> bool {
-        self.index.get(&pack((ino, off))).is_some_and(|&i| !self.slots[i as usize].dirty)
+        self.slot_of((ino, off)).is_some_and(|i| !self.slots[i as usize].dirty)
     }
 
     /// Content of a clean cached page, without touching LRU or statistics
     /// (for the FS cleaner, which must not look like application reuse).
     pub fn peek_clean(&self, ino: u32, off: u64) -> Option<u32> {
-        self.index.get(&pack((ino, off))).map(|&i| &self.slots[i as usize]).filter(|p| !p.dirty).map(|p| p.fp)
+        self.slot_of((ino, off)).map(|i| &self.slots[i as usize]).filter(|p| !p.dirty).map(|p| p.fp)
     }
 
     fn insert(&mut self, key: Key, fp: u32, dirty: bool) {
-        match self.index.get(&pack(key)).copied() {
+        match self.slot_of(key) {
             Some(i) => {
                 let old_dirty = self.slots[i as usize].dirty;
                 if old_dirty && !dirty {
@@ -299,7 +286,7 @@ impl PageCache {
                         (self.slots.len() - 1) as u32
                     }
                 };
-                self.index.insert(pack(key), i);
+                self.index.insert(pack(key), i, |s| self.slots[s as usize].key);
                 self.lru_push(i);
             }
         }
@@ -308,7 +295,8 @@ impl PageCache {
 
     fn remove_slot(&mut self, i: u32) {
         self.lru_unlink(i);
-        self.index.remove(&self.slots[i as usize].key);
+        let removed = self.index.remove(self.slots[i as usize].key, |s| self.slots[s as usize].key);
+        debug_assert_eq!(removed, Some(i));
         self.free.push(i);
     }
 
@@ -329,7 +317,7 @@ impl PageCache {
 
     /// A page read from disk.
     pub fn insert_clean(&mut self, ino: u32, off: u64, fp: u32) {
-        if self.index.get(&pack((ino, off))).is_some_and(|&i| self.slots[i as usize].dirty) {
+        if self.slot_of((ino, off)).is_some_and(|i| self.slots[i as usize].dirty) {
             return; // never replace newer data with older
         }
         self.insert((ino, off), fp, false);
@@ -337,7 +325,7 @@ impl PageCache {
 
     /// A buffered write.
     pub fn write(&mut self, ino: u32, off: u64, fp: u32, now: SimTime) {
-        let was_dirty = self.index.get(&pack((ino, off))).is_some_and(|&i| self.slots[i as usize].dirty);
+        let was_dirty = self.slot_of((ino, off)).is_some_and(|i| self.slots[i as usize].dirty);
         self.insert((ino, off), fp, true);
         if !was_dirty {
             self.dirty_count += 1;
@@ -381,7 +369,7 @@ impl PageCache {
         };
         let mut out = Vec::with_capacity(offs.len());
         for off in offs {
-            let i = *self.index.get(&pack((ino, off))).expect("dirty page is cached");
+            let i = self.slot_of((ino, off)).expect("dirty page is cached");
             let s = &mut self.slots[i as usize];
             s.dirty = false;
             out.push((off, s.fp));
@@ -403,7 +391,7 @@ impl PageCache {
         }
         // Clean pages: short ranges (direct I/O) by key, long ones (truncate) by an LRU walk.
         if to.saturating_sub(from) <= 4096 {
-            victims.extend((from..to).map(|o| (ino, o)).filter(|&k| self.index.contains_key(&pack(k))));
+            victims.extend((from..to).map(|o| (ino, o)).filter(|&k| self.slot_of(k).is_some()));
         } else {
             let mut i = self.lru_head;
             while i != NIL {
@@ -416,7 +404,7 @@ impl PageCache {
             }
         }
         for key in victims {
-            if let Some(i) = self.index.get(&pack(key)).copied() {
+            if let Some(i) = self.slot_of(key) {
                 self.remove_slot(i);
             }
         }
