@@ -1,6 +1,7 @@
 //! `lfslab compare` and `lfslab reproduce`: run one workload on several
 //! designs, print the summary table, write the output directory.
 
+use crate::stdout::{out, outln};
 use anyhow::{bail, Context};
 use lfslab::compare::{self, Comparison, Design, Experiment, EXPERIMENTS};
 use lfslab::scenario::{builtin, Scenario, ScenarioFile, BUILTIN_NAMES};
@@ -40,7 +41,8 @@ pub fn jobs_or_cores(jobs: Option<usize>) -> usize {
 fn load_workload(name: &str, set: &[String]) -> Result<(ScenarioFile, PathBuf), Usage> {
     let path = Path::new(name);
     let (text, base) = if path.is_file() {
-        let text = std::fs::read_to_string(path).map_err(|e| Usage(format!("cannot read workload {name}: {e}")))?;
+        let text = lfslab::scenario::read_input(path, lfslab::scenario::JOB_FILE_LIMIT)
+            .map_err(|e| Usage(format!("cannot read workload {name}: {e}")))?;
         (text, path.parent().map(Path::to_path_buf).unwrap_or_default())
     } else if let Some(t) = builtin(name) {
         (t.to_string(), PathBuf::from("."))
@@ -55,7 +57,10 @@ fn load_workload(name: &str, set: &[String]) -> Result<(ScenarioFile, PathBuf), 
 }
 
 pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Design]) -> anyhow::Result<Comparison> {
-    let (file, base) = load_workload(&o.workload, &o.set)?;
+    // Each design brings its [fs] table: `fs.*` overrides go on top of it.
+    let (fs_set, set): (Vec<String>, Vec<String>) =
+        o.set.iter().cloned().partition(|s| s.trim_start().starts_with("fs."));
+    let (file, base) = load_workload(&o.workload, &set)?;
     let label = Rc::new(Cell::new(String::new()));
     // Several designs at once have no single progress line: a line per design as it starts.
     let bar = if o.jobs > 1 && designs.len() > 1 { None } else { crate::progress::bar(label.clone()) };
@@ -77,11 +82,17 @@ pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Desi
         jobs: o.jobs,
         from_aged: o.from_aged.clone(),
         save_aged: o.save_aged.clone(),
+        memory_available: crate::memory_available(),
+        fs_overrides: fs_set,
     };
     let c = compare::run(workload_name, &file, designs, &settings, on_start, bar.clone()).map_err(|e| match e {
-        compare::CompareError::Scenario { .. } | compare::CompareError::Run { error: lfslab::engine::RunError::Aged(_), .. } => {
-            anyhow::Error::new(Usage(e.to_string()))
+        compare::CompareError::Scenario { design, error } => {
+            anyhow::Error::new(Usage(format!("design {design}: {}", error.with_overrides(&o.set))))
         }
+        compare::CompareError::Run {
+            error: lfslab::engine::RunError::Aged(_) | lfslab::engine::RunError::Memory(_),
+            ..
+        } => anyhow::Error::new(Usage(e.to_string())),
         e => anyhow::Error::new(e),
     })?;
     if bar.is_some() {
@@ -95,7 +106,8 @@ pub fn write_outputs(dir: &Path, c: &Comparison) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
     let write = |name: &str, text: &str| -> anyhow::Result<()> {
         let p = dir.join(name);
-        std::fs::write(&p, text).with_context(|| format!("cannot write {} (output directory {})", p.display(), dir.display()))
+        std::fs::write(&p, text)
+            .with_context(|| format!("cannot write {} (output directory {})", p.display(), dir.display()))
     };
     write("comparison.json", &c.to_json())?;
     write("summary.csv", &compare::summary_csv(&c.summary))?;
@@ -116,9 +128,16 @@ pub fn compare_cmd(o: &Options) -> anyhow::Result<bool> {
     if designs.is_empty() {
         bail!(Usage("--designs names no design".into()));
     }
+    for (i, d) in designs.iter().enumerate() {
+        if designs[..i].iter().any(|e| e.name == d.name) {
+            bail!(Usage(format!("--designs names {} twice; each design's files would overwrite the other's", d.name)));
+        }
+    }
+    let dir = o.out.clone().unwrap_or_else(|| default_out(&o.workload));
+    check_outputs(&dir, o)?;
     let c = run_comparison(&o.workload, o, &designs)?;
-    print!("{}", compare::summary_table(&c.summary));
-    finish(&c, o.out.clone().unwrap_or_else(|| default_out(&o.workload)))
+    out!("{}", compare::summary_table(&c.summary));
+    finish(&c, dir)
 }
 
 fn default_out(workload: &str) -> PathBuf {
@@ -128,7 +147,10 @@ fn default_out(workload: &str) -> PathBuf {
 
 fn finish(c: &Comparison, dir: PathBuf) -> anyhow::Result<bool> {
     write_outputs(&dir, c)?;
-    println!("\nreport: {} (also comparison.json, summary.csv, per-design .toml/.json/.csv)", dir.join("report.html").display());
+    outln!(
+        "\nreport: {} (also comparison.json, summary.csv, per-design .toml/.json/.csv)",
+        dir.join("report.html").display()
+    );
     let bad: u64 = c.summary.iter().map(|r| r.mismatches).sum();
     if bad > 0 {
         eprintln!("error: {bad} reads returned data other than the last write");
@@ -144,7 +166,22 @@ pub fn experiment_by_name(name: &str) -> Result<&'static Experiment, Usage> {
     })
 }
 
-pub fn reproduce_cmd(e: &Experiment, scale: f64, seed: Option<u64>, out: Option<PathBuf>, jobs: usize) -> anyhow::Result<bool> {
+/// Output and aged-state directories are checked before anything runs.
+fn check_outputs(dir: &Path, o: &Options) -> anyhow::Result<()> {
+    crate::check_output_dir("--out", dir).map_err(Usage)?;
+    if let Some(d) = &o.save_aged {
+        crate::check_output_dir("--save-aged", d).map_err(Usage)?;
+    }
+    Ok(())
+}
+
+pub fn reproduce_cmd(
+    e: &Experiment,
+    scale: f64,
+    seed: Option<u64>,
+    out: Option<PathBuf>,
+    jobs: usize,
+) -> anyhow::Result<bool> {
     let names: Vec<String> = e.designs.iter().map(|s| s.to_string()).collect();
     let designs = compare::designs_by_name(&names)?;
     let o = Options {
@@ -158,13 +195,15 @@ pub fn reproduce_cmd(e: &Experiment, scale: f64, seed: Option<u64>, out: Option<
         from_aged: None,
         save_aged: None,
     };
-    println!("# {}: {}\n# {}", e.name, e.title, e.caveat);
+    let dir = out.unwrap_or_else(|| PathBuf::from("lfslab-out").join(e.name));
+    check_outputs(&dir, &o)?;
+    outln!("# {}: {}\n# {}", e.name, e.title, e.caveat);
     let c = run_comparison(e.name, &o, &designs)?;
-    print!("{}", compare::summary_table(&c.summary));
-    println!("\n{:<8} {:<40} {:>10} {:>10}  source", "design", "metric", "paper", "lfslab");
+    out!("{}", compare::summary_table(&c.summary));
+    outln!("\n{:<8} {:<40} {:>10} {:>10}  source", "design", "metric", "paper", "lfslab");
     for p in e.paper {
         let ours = p.metric.measure(&c, p.design).map_or("-".to_string(), |v| format!("{v:.2}"));
-        println!("{:<8} {:<40} {:>10.2} {:>10}  {}", p.design, p.metric.label(), p.paper, ours, p.source);
+        outln!("{:<8} {:<40} {:>10.2} {:>10}  {}", p.design, p.metric.label(), p.paper, ours, p.source);
     }
-    finish(&c, out.unwrap_or_else(|| PathBuf::from("lfslab-out").join(e.name)))
+    finish(&c, dir)
 }

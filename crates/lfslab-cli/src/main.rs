@@ -4,6 +4,9 @@
 
 mod compare;
 mod progress;
+mod stdout;
+
+use stdout::{out, outln};
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -129,7 +132,8 @@ fn load(name: Option<&str>, set: &[String], seed: Option<u64>) -> Result<Scenari
     let name = name.unwrap_or("default");
     let path = Path::new(name);
     let (text, base) = if path.is_file() {
-        let text = std::fs::read_to_string(name).map_err(|e| format!("cannot read scenario {name}: {e}"))?;
+        let text = lfslab::scenario::read_input(path, lfslab::scenario::JOB_FILE_LIMIT)
+            .map_err(|e| format!("cannot read scenario {name}: {e}"))?;
         (text, path.parent().map(Path::to_path_buf).unwrap_or_default())
     } else if let Some(t) = builtin(name) {
         (t.to_string(), PathBuf::from("."))
@@ -147,7 +151,13 @@ fn load(name: Option<&str>, set: &[String], seed: Option<u64>) -> Result<Scenari
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let code = run_cli(Cli::parse());
+    // Buffered output goes out before exit, quietly if the reader is gone.
+    stdout::flush();
+    code
+}
+
+fn run_cli(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Run { scenario, seed, set, json, csv, regions_csv, quiet, save_aged, from_aged } => {
             let s = match load(scenario.as_deref(), &set, seed) {
@@ -158,8 +168,21 @@ fn main() -> ExitCode {
                 }
             };
             if !quiet {
-                println!("# lfslab {} | seed {} | resolved scenario:", env!("CARGO_PKG_VERSION"), s.seed);
-                println!("{}", s.to_toml());
+                outln!("# lfslab {} | seed {} | resolved scenario:", env!("CARGO_PKG_VERSION"), s.seed);
+                outln!("{}", s.to_toml());
+            }
+            if let Some(avail) = memory_available() {
+                if let Err(e) = engine::check_memory(&s, avail) {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+            let outputs = [("--json", &json), ("--csv", &csv), ("--regions-csv", &regions_csv), ("--save-aged", &save_aged)];
+            for (flag, p) in outputs {
+                if let Some(e) = p.as_deref().and_then(|p| check_output_file(flag, p).err()) {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
             }
             let aged = engine::AgedPaths { from: from_aged, save: save_aged };
             match run_and_write(s, json.as_deref(), csv.as_deref(), regions_csv.as_deref(), &aged) {
@@ -168,7 +191,10 @@ fn main() -> ExitCode {
                 Err(e) => {
                     eprintln!("error: {e:#}");
                     // An aged state that does not fit is bad input, not a failed run.
-                    let aged = matches!(e.downcast_ref::<engine::RunError>(), Some(engine::RunError::Aged(_)));
+                    let aged = matches!(
+                        e.downcast_ref::<engine::RunError>(),
+                        Some(engine::RunError::Aged(_) | engine::RunError::Memory(_))
+                    );
                     ExitCode::from(if aged { 2 } else { 1 })
                 }
             }
@@ -181,7 +207,7 @@ fn main() -> ExitCode {
         Command::Reproduce { experiment, scale, seed, out, jobs } => match experiment {
             None => {
                 for e in lfslab::compare::EXPERIMENTS.iter() {
-                    println!("{:<12} {}", e.name, e.title);
+                    outln!("{:<12} {}", e.name, e.title);
                 }
                 ExitCode::SUCCESS
             }
@@ -196,13 +222,13 @@ fn main() -> ExitCode {
         Command::Scenario { name } => match name {
             None => {
                 for n in BUILTIN_NAMES {
-                    println!("{n}");
+                    outln!("{n}");
                 }
                 ExitCode::SUCCESS
             }
             Some(n) => match builtin(&n) {
                 Some(t) => {
-                    print!("{t}");
+                    out!("{t}");
                     ExitCode::SUCCESS
                 }
                 None => {
@@ -211,7 +237,9 @@ fn main() -> ExitCode {
                 }
             },
         },
-        Command::Bench { one: Some(design), scales, .. } => exit_of(bench_stack_one(&design, scales.first().copied().unwrap_or(1.0))),
+        Command::Bench { one: Some(design), scales, .. } => {
+            exit_of(bench_stack_one(&design, scales.first().copied().unwrap_or(1.0)))
+        }
         Command::Bench { capacity_gib, io_gib, designs, scales, one: None } => {
             let mut set = Vec::new();
             if let Some(c) = capacity_gib {
@@ -268,7 +296,7 @@ fn run_and_write(
     if shown {
         eprintln!();
     }
-    print!("{}", report.to_text());
+    out!("{}", report.to_text());
     if let Some(p) = json {
         std::fs::write(p, report.to_json()).with_context(|| format!("cannot write JSON report to {}", p.display()))?;
     }
@@ -287,6 +315,40 @@ fn run_and_write(
     Ok(true)
 }
 
+/// Refuse an output path that cannot be written before simulating, not
+/// after: open it for writing (an existing file is left as it was).
+pub fn check_output_file(flag: &str, p: &Path) -> Result<(), String> {
+    let existed = p.exists();
+    match std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(p) {
+        Ok(_) => {
+            if !existed {
+                let _ = std::fs::remove_file(p);
+            }
+            Ok(())
+        }
+        Err(e) => Err(format!("{flag} {}: cannot write there: {e}", p.display())),
+    }
+}
+
+/// The same for an output directory: created if missing, and written to.
+pub fn check_output_dir(flag: &str, dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{flag} {}: cannot create it: {e}", dir.display()))?;
+    check_output_file(flag, &dir.join(".lfslab-write-check"))
+}
+
+/// The machine's available memory (`MemAvailable` in /proc/meminfo), to
+/// refuse a run that cannot fit before it allocates; `LFSLAB_MEMORY_MIB`
+/// sets it instead (to cap what lfslab may use).
+pub fn memory_available() -> Option<u64> {
+    if let Some(mib) = std::env::var("LFSLAB_MEMORY_MIB").ok().and_then(|v| v.parse::<u64>().ok()) {
+        return Some(mib << 20);
+    }
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -301,18 +363,20 @@ fn bench_stack(designs: &[String], scales: &[f64]) -> anyhow::Result<()> {
     if designs.is_empty() {
         return Ok(());
     }
-    println!("\nfull stack on compare's workload (fio-randwrite): wall time per phase, application 4 KiB writes per wall second");
-    println!(
+    outln!("\nfull stack on compare's workload (fio-randwrite): wall time per phase, application 4 KiB writes per wall second");
+    outln!(
         "{:<8} {:>5} {:>9} {:>9} {:>12} {:>8} {:>10} {:>12} {:>9}",
         "design", "scale", "layout s", "measure s", "app writes", "M/s", "B per 4K", "steady IOPS", "total WAF"
     );
     let exe = std::env::current_exe()?;
     for d in designs {
         for &scale in scales {
-            let out = std::process::Command::new(&exe).args(["bench", "--one", d, "--scales", &scale.to_string()]).output()?;
+            let out = std::process::Command::new(&exe)
+                .args(["bench", "--one", d, "--scales", &scale.to_string()])
+                .output()?;
             let text = String::from_utf8_lossy(&out.stdout);
             match text.lines().find(|l| l.starts_with("one ")) {
-                Some(l) => println!("{}", &l[4..]),
+                Some(l) => outln!("{}", &l[4..]),
                 None => anyhow::bail!("bench of {d} at scale {scale} failed: {}", String::from_utf8_lossy(&out.stderr)),
             }
         }
@@ -325,7 +389,10 @@ fn bench_stack(designs: &[String], scales: &[f64]) -> anyhow::Result<()> {
 /// process's peak over the device's 4 KiB blocks.
 fn bench_stack_one(design: &str, scale: f64) -> anyhow::Result<bool> {
     let d = lfslab::compare::designs_by_name(&[design.to_string()])?;
-    let file = lfslab::scenario::Scenario::file_from_toml_with(lfslab::scenario::builtin("fio-randwrite").expect("built-in"), &[])?;
+    let file = lfslab::scenario::Scenario::file_from_toml_with(
+        lfslab::scenario::builtin("fio-randwrite").expect("built-in"),
+        &[],
+    )?;
     let s = lfslab::compare::scenario_for(&file, d[0], scale, Path::new("."))?;
     let blocks = s.ssd.geometry.total_slots();
     let mut run = Run::new(s)?;
@@ -345,7 +412,7 @@ fn bench_stack_one(design: &str, scale: f64) -> anyhow::Result<bool> {
         scenario_toml: String::new(),
         report,
     });
-    println!(
+    outln!(
         "one {:<8} {:>5} {:>9.2} {:>9.2} {:>12} {:>8.2} {:>10.1} {:>12.0} {:>9.3}",
         design,
         scale,
@@ -362,7 +429,7 @@ fn bench_stack_one(design: &str, scale: f64) -> anyhow::Result<bool> {
 
 fn bench(s: Scenario) -> anyhow::Result<()> {
     let cap = s.ssd.logical_pages * 4096;
-    println!("bench: {} | {:.1} GiB exported | seed {}", s.name, cap as f64 / (1u64 << 30) as f64, s.seed);
+    outln!("bench: {} | {:.1} GiB exported | seed {}", s.name, cap as f64 / (1u64 << 30) as f64, s.seed);
     let t0 = Instant::now();
     let mut run = Run::new(s)?;
     let build = t0.elapsed();
@@ -376,15 +443,15 @@ fn bench(s: Scenario) -> anyhow::Result<()> {
     let meas = t2.elapsed();
     let report = run.report()?;
     let w = report.ftl.counters.host_write_slots;
-    println!("setup           {:>8.2} s wall", build.as_secs_f64());
-    println!(
+    outln!("setup           {:>8.2} s wall", build.as_secs_f64());
+    outln!(
         "precondition    {:>8.2} s wall  {:>12} 4 KiB writes  {:>6.2} M/s  (GC victims {})",
         pre.as_secs_f64(),
         pre_stats.host_write_slots,
         pre_stats.host_write_slots as f64 / pre.as_secs_f64() / 1e6,
         pre_stats.gc_count
     );
-    println!(
+    outln!(
         "randwrite (GC)  {:>8.2} s wall  {:>12} 4 KiB writes  {:>6.2} M/s  (GC victims {}, WAF {:.2}, {} events)",
         meas.as_secs_f64(),
         w,
@@ -394,7 +461,7 @@ fn bench(s: Scenario) -> anyhow::Result<()> {
         report.sim.events
     );
     if let Some(rss) = peak_rss_bytes() {
-        println!("peak RSS        {:>8.1} MiB", rss as f64 / (1u64 << 20) as f64);
+        outln!("peak RSS        {:>8.1} MiB", rss as f64 / (1u64 << 20) as f64);
     }
     Ok(())
 }

@@ -136,8 +136,9 @@ fn compare_writes_a_report_directory_and_names_bad_input() {
     let blocked = w.join("sub");
     let (code, _, stderr) =
         lfslab(&["compare", "--designs", "d2fs", "--workload", w.to_str().unwrap(), "--out", blocked.to_str().unwrap()]);
-    assert_eq!(code, 1);
-    assert!(stderr.contains("cannot create output directory"), "{stderr}");
+    // Checked before anything runs: bad input, exit 2.
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--out") && stderr.contains("cannot create it"), "{stderr}");
 }
 
 /// The bench suite times the FTL path, then each design's full stack in a

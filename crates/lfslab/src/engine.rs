@@ -4,8 +4,8 @@
 //! library itself never reads the wall clock.
 
 use crate::fs::{F2fs, FsStats};
-use crate::host::PageCacheStats;
 use crate::ftl::{mapping_checker, FtlStats, Ssd};
+use crate::host::PageCacheStats;
 use crate::metrics::{D2fsReport, DeviceReport, DirReport, FsReport, FtlReport, JobReport, RunReport, SimReport};
 use crate::nvme::Partition;
 use crate::oracle::DataOracle;
@@ -25,6 +25,8 @@ pub enum RunError {
     Fs(String),
     /// An aged state could not be saved, read, or does not fit the scenario.
     Aged(String),
+    /// The run would not fit in the machine's memory (`check_memory`).
+    Memory(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -32,7 +34,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Limit(l) => write!(f, "{l}"),
             RunError::Invariant(m) => write!(f, "invariant violated: {m}"),
-            RunError::Fs(m) | RunError::Aged(m) => write!(f, "{m}"),
+            RunError::Fs(m) | RunError::Aged(m) | RunError::Memory(m) => write!(f, "{m}"),
         }
     }
 }
@@ -115,14 +117,21 @@ impl Run {
     pub fn new(scenario: Scenario) -> Result<Run, RunError> {
         let ssd = match scenario.fs.as_ref().and_then(|f| f.coupled.clone()) {
             None => Ssd::new(scenario.ssd.clone()).expect("scenario validated the device"),
-            Some(cc) => Ssd::new_coupled(scenario.ssd.clone(), cc).map_err(|e| RunError::Fs(format!("d2fs device: {e}")))?,
+            Some(cc) => {
+                Ssd::new_coupled(scenario.ssd.clone(), cc).map_err(|e| RunError::Fs(format!("d2fs device: {e}")))?
+            }
         };
         let stack = match &scenario.fs {
             None => Stack::Raw { oracle: DataOracle::new(scenario.ssd.logical_pages), ssd },
             Some(f) => {
                 let part = Partition::new(ssd, f.partition_blocks);
                 let fs = F2fs::format(part, f.config.clone()).map_err(|e| RunError::Fs(e.to_string()))?;
-                Stack::Fs { fs: Box::new(fs), files: None, before: FsStats::default(), cache_before: PageCacheStats::default() }
+                Stack::Fs {
+                    fs: Box::new(fs),
+                    files: None,
+                    before: FsStats::default(),
+                    cache_before: PageCacheStats::default(),
+                }
             }
         };
         Ok(Run {
@@ -194,16 +203,31 @@ impl Run {
         match &mut self.stack {
             Stack::Raw { ssd, oracle } => {
                 let mut r = prng;
-                let (end, summary) = workload::precondition(ssd, oracle, &self.scenario.precondition, &mut r, self.now, self.progress.as_ref());
+                let (end, summary) = workload::precondition(
+                    ssd,
+                    oracle,
+                    &self.scenario.precondition,
+                    &mut r,
+                    self.now,
+                    self.progress.as_ref(),
+                );
                 self.now = end;
                 self.precondition = summary;
             }
             Stack::Fs { fs, files, before, cache_before } => {
                 let (set, mut t) =
-                    workload::layout_files(fs, &self.scenario.jobs, &prng, self.now, self.progress.as_ref()).map_err(|e| RunError::Fs(format!("laying out files: {e}")))?;
+                    workload::layout_files(fs, &self.scenario.jobs, &prng, self.now, self.progress.as_ref())
+                        .map_err(|e| RunError::Fs(format!("laying out files: {e}")))?;
                 if self.scenario.precondition.random_overwrite > 0.0 {
-                    t = workload::age_files(fs, &set, self.scenario.precondition.random_overwrite, &prng, t, self.progress.as_ref())
-                        .map_err(|e| RunError::Fs(format!("aging files: {e}")))?;
+                    t = workload::age_files(
+                        fs,
+                        &set,
+                        self.scenario.precondition.random_overwrite,
+                        &prng,
+                        t,
+                        self.progress.as_ref(),
+                    )
+                    .map_err(|e| RunError::Fs(format!("aging files: {e}")))?;
                 }
                 // The prepared data set is synced (a checkpoint), as a user
                 // would after creating it and before measuring.
@@ -239,7 +263,8 @@ impl Run {
         let mut outcome = match &mut self.stack {
             Stack::Raw { ssd, oracle } => {
                 cfg.daemon_interval = None;
-                let mut target = RawTarget::new(ssd, oracle, s.jobs.iter().flat_map(|j| (0..j.numjobs).map(|_| j.iodepth)));
+                let mut target =
+                    RawTarget::new(ssd, oracle, s.jobs.iter().flat_map(|j| (0..j.numjobs).map(|_| j.iodepth)));
                 workload::run(&mut target, &s.jobs, &wrng, &cfg).map_err(|e| match e {
                     DriverError::Limit(l) => RunError::Limit(l),
                     DriverError::Target(never) => match never {},
@@ -424,6 +449,42 @@ impl Run {
 /// The serde name of a unit enum variant ("adaptive", "idle-batched", ...).
 fn enum_name<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_value(v).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+}
+
+/// Resident memory a run of `s` needs, roughly (docs/performance.md's
+/// bytes per 4 KiB, rounded up): the flash store and reverse map per
+/// physical slot, the mapping and oracle per logical block, the SSA and
+/// the oracle per filesystem block, and the page cache once full.
+pub fn memory_estimate_bytes(s: &Scenario) -> u64 {
+    let slots = s.ssd.geometry.total_slots();
+    // Interval Mapping (IPLFS) maps a logical space far larger than the
+    // flash sparsely: what it holds is bounded by the flash.
+    let logical = if s.ssd.ftl.mapping.starts_with("interval") { slots } else { s.ssd.logical_pages };
+    let mut bytes = 8 * slots + 8 * logical + (64 << 20);
+    if let Some(f) = &s.fs {
+        // IPLFS's partition is mostly never written: count the flash.
+        let blocks = f.partition_blocks.min(2 * slots);
+        let cached = (f.config.page_cache_pages as u64).min(f.user_blocks);
+        bytes += 14 * blocks + 40 * cached;
+    }
+    bytes
+}
+
+/// Refuse a run that would not fit in `available` bytes of memory, with the
+/// estimate, before allocating anything.
+pub fn check_memory(s: &Scenario, available: u64) -> Result<(), RunError> {
+    let need = memory_estimate_bytes(s);
+    if need <= available {
+        return Ok(());
+    }
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    Err(RunError::Memory(format!(
+        "device.capacity_gib = {}: this run needs about {:.1} GiB of memory and the machine has {:.1} GiB available; \
+         lower device.capacity_gib (or compare's --scale, or run fewer designs at once with --jobs)",
+        s.resolved.device.capacity_gib.unwrap_or(0.0),
+        gib(need),
+        gib(available)
+    )))
 }
 
 /// Precondition, measure and report in one call.

@@ -26,8 +26,14 @@ use std::path::{Path, PathBuf};
 pub enum CompareError {
     /// A design name that does not exist; lists the valid ones.
     UnknownDesign(String),
-    Scenario { design: String, error: ScenarioError },
-    Run { design: String, error: RunError },
+    Scenario {
+        design: String,
+        error: ScenarioError,
+    },
+    Run {
+        design: String,
+        error: RunError,
+    },
 }
 
 impl std::fmt::Display for CompareError {
@@ -56,13 +62,48 @@ pub fn designs_by_name(names: &[String]) -> Result<Vec<&'static Design>, Compare
 }
 
 /// The workload scenario for `design`, scaled by `scale`.
-pub fn scenario_for(workload: &ScenarioFile, design: &Design, scale: f64, base: &Path) -> Result<Scenario, CompareError> {
+pub fn scenario_for(
+    workload: &ScenarioFile,
+    design: &Design,
+    scale: f64,
+    base: &Path,
+) -> Result<Scenario, CompareError> {
+    scenario_for_with(workload, design, scale, base, &[])
+}
+
+/// `design`'s [fs] table with `fs.*` overrides on top (`fs.kind` is what
+/// makes the design, so it cannot be set).
+fn design_fs(design: &Design, fs_set: &[String]) -> Result<crate::scenario::FsSection, ScenarioError> {
+    if fs_set.is_empty() {
+        return Ok(design.fs_section());
+    }
+    if let Some(o) = fs_set.iter().find(|o| o.split_once('=').is_some_and(|(k, _)| k.trim() == "fs.kind")) {
+        return Err(ScenarioError::invalid(
+            "--set",
+            o,
+            "fs.kind is what makes each design: choose them with --designs",
+        ));
+    }
+    let f = ScenarioFile { fs: Some(design.fs_section()), ..ScenarioFile::default() };
+    let text = toml::to_string(&f).expect("a scenario file serialises");
+    Ok(Scenario::file_from_toml_with(&text, fs_set)?.fs.expect("the design's [fs] table"))
+}
+
+/// `scenario_for`, with `fs.*` overrides applied on top of the design's
+/// [fs] table (compare's `--set fs.mode=lfs`).
+pub fn scenario_for_with(
+    workload: &ScenarioFile,
+    design: &Design,
+    scale: f64,
+    base: &Path,
+    fs_set: &[String],
+) -> Result<Scenario, CompareError> {
     let err = |error| CompareError::Scenario { design: design.name.into(), error };
     if !(scale.is_finite() && scale > 0.0 && scale <= 64.0) {
         return Err(err(ScenarioError::invalid("--scale", scale, "must be in (0, 64]")));
     }
     let mut f = workload.clone();
-    f.fs = Some(design.fs_section());
+    f.fs = Some(design_fs(design, fs_set).map_err(|e| err(e.with_overrides(fs_set)))?);
     let name = f.name.clone().unwrap_or_else(|| "workload".into());
     f.name = Some(format!("{name}/{}", design.name));
     if scale != 1.0 {
@@ -81,17 +122,24 @@ pub fn scenario_for(workload: &ScenarioFile, design: &Design, scale: f64, base: 
             }
         }
     }
-    Scenario::from_file_in(f, base).map_err(err)
+    Scenario::from_file_in(f, base).map_err(|e| match scale {
+        1.0 => err(e.with_overrides(fs_set)),
+        _ => err(ScenarioError::invalid("--scale", scale, format!("the scaled scenario is not valid: {e}"))),
+    })
 }
 
 /// Run `scenarios` on up to `jobs` threads, each taking the next scenario
 /// not yet started; reports come back in scenario order.
-fn run_parallel(scenarios: Vec<(Scenario, AgedPaths)>, jobs: usize) -> Vec<Result<crate::metrics::RunReport, engine::RunError>> {
+fn run_parallel(
+    scenarios: Vec<(Scenario, AgedPaths)>,
+    jobs: usize,
+) -> Vec<Result<crate::metrics::RunReport, engine::RunError>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let n = scenarios.len();
     let queue: Vec<Mutex<Option<(Scenario, AgedPaths)>>> = scenarios.into_iter().map(|s| Mutex::new(Some(s))).collect();
-    let results: Vec<Mutex<Option<Result<crate::metrics::RunReport, engine::RunError>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<Result<crate::metrics::RunReport, engine::RunError>>>> =
+        (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(n) {
@@ -149,18 +197,35 @@ pub struct Settings {
     /// from them (`--from-aged`) or save them (`--save-aged`).
     pub from_aged: Option<PathBuf>,
     pub save_aged: Option<PathBuf>,
+    /// Memory the runs may use (bytes); designs that would not fit, `jobs`
+    /// at a time, are refused before anything runs.
+    pub memory_available: Option<u64>,
+    /// `--set fs.*` overrides, applied on top of each design's [fs] table.
+    pub fs_overrides: Vec<String>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { scale: 1.0, seed: None, base: PathBuf::from("."), jobs: 1, from_aged: None, save_aged: None }
+        Settings {
+            scale: 1.0,
+            seed: None,
+            base: PathBuf::from("."),
+            jobs: 1,
+            from_aged: None,
+            save_aged: None,
+            memory_available: None,
+            fs_overrides: Vec::new(),
+        }
     }
 }
 
 impl Settings {
     fn aged_paths(&self, design: &Design) -> AgedPaths {
         let file = format!("{}.aged", design.name);
-        AgedPaths { from: self.from_aged.as_ref().map(|d| d.join(&file)), save: self.save_aged.as_ref().map(|d| d.join(&file)) }
+        AgedPaths {
+            from: self.from_aged.as_ref().map(|d| d.join(&file)),
+            save: self.save_aged.as_ref().map(|d| d.join(&file)),
+        }
     }
 }
 
@@ -184,11 +249,19 @@ pub fn run(
     // Every design's scenario is checked before anything runs.
     let mut scenarios = Vec::new();
     for d in designs {
-        let s = scenario_for(workload, d, scale, &settings.base)?;
+        let s = scenario_for_with(workload, d, scale, &settings.base, &settings.fs_overrides)?;
         scenarios.push(match settings.seed {
             Some(seed) => s.with_seed(seed),
             None => s,
         });
+    }
+    if let Some(avail) = settings.memory_available {
+        // The largest `jobs` designs may run at once: each gets its share.
+        let at_once = jobs.clamp(1, scenarios.len().max(1)) as u64;
+        for (d, s) in designs.iter().zip(&scenarios) {
+            engine::check_memory(s, avail / at_once)
+                .map_err(|error| CompareError::Run { design: d.name.into(), error })?;
+        }
     }
     if let Some(dir) = &settings.save_aged {
         std::fs::create_dir_all(dir).map_err(|e| CompareError::Run {
@@ -205,7 +278,12 @@ pub fn run(
         let reports = run_parallel(work, jobs);
         for ((d, s), report) in designs.iter().zip(scenarios).zip(reports) {
             let report = report.map_err(|error| CompareError::Run { design: d.name.into(), error })?;
-            runs.push(DesignRun { design: d.name.into(), description: d.description.into(), scenario_toml: s.to_toml(), report });
+            runs.push(DesignRun {
+                design: d.name.into(),
+                description: d.description.into(),
+                scenario_toml: s.to_toml(),
+                report,
+            });
         }
         let summary = runs.iter().map(SummaryRow::of).collect();
         return Ok(Comparison { workload: workload_name.into(), scale, seed: used_seed, summary, runs });

@@ -51,6 +51,8 @@ pub struct FsScenario {
 }
 
 const GIB: f64 = (1u64 << 30) as f64;
+/// Most time-series rows a report may hold.
+const MAX_SERIES_BUCKETS: u64 = 1_000_000;
 
 fn finite_in(field: &str, v: f64, lo: f64, hi: f64) -> Result<f64, ScenarioError> {
     if v.is_finite() && v >= lo && v <= hi {
@@ -72,10 +74,9 @@ pub fn parse_duration(field: &str, v: &DurationValue) -> Result<SimDuration, Sce
             let t = t.trim();
             let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
             let (num, unit) = t.split_at(split);
-            let n: f64 = num
-                .trim()
-                .parse()
-                .map_err(|_| ScenarioError::invalid(field, format!("{t:?}"), "not a duration (e.g. \"10s\", \"500ms\")"))?;
+            let n: f64 = num.trim().parse().map_err(|_| {
+                ScenarioError::invalid(field, format!("{t:?}"), "not a duration (e.g. \"10s\", \"500ms\")")
+            })?;
             let mult = match unit {
                 "" | "s" => 1.0,
                 "ms" => 1e-3,
@@ -84,14 +85,22 @@ pub fn parse_duration(field: &str, v: &DurationValue) -> Result<SimDuration, Sce
                 "m" => 60.0,
                 "h" => 3600.0,
                 _ => {
-                    return Err(ScenarioError::invalid(field, format!("{t:?}"), "unknown unit; use ns, us, ms, s, m or h"))
+                    return Err(ScenarioError::invalid(
+                        field,
+                        format!("{t:?}"),
+                        "unknown unit; use ns, us, ms, s, m or h",
+                    ))
                 }
             };
             n * mult
         }
     };
     if !(secs.is_finite() && secs > 0.0 && secs <= 1e7) {
-        return Err(ScenarioError::invalid(field, format!("{v:?}"), "must be a positive duration"));
+        let shown = match v {
+            DurationValue::Seconds(s) => s.to_string(),
+            DurationValue::Text(t) => format!("{t:?}"),
+        };
+        return Err(ScenarioError::invalid(field, shown, "must be a positive duration of at most 10^7 s"));
     }
     Ok(SimDuration::from_secs_f64(secs))
 }
@@ -101,8 +110,9 @@ fn size_bytes(field: &str, v: &SizeValue, device_bytes: Option<u64>) -> Result<u
         SizeValue::Bytes(b) => Ok(*b),
         SizeValue::Text(t) => {
             if let Some(p) = t.trim().strip_suffix('%') {
-                let dev = device_bytes
-                    .ok_or_else(|| ScenarioError::invalid(field, format!("{t:?}"), "a percentage is not allowed here"))?;
+                let dev = device_bytes.ok_or_else(|| {
+                    ScenarioError::invalid(field, format!("{t:?}"), "a percentage is not allowed here")
+                })?;
                 let pct: f64 = p
                     .trim()
                     .parse()
@@ -135,20 +145,22 @@ fn show(v: &SizeValue) -> String {
 impl Scenario {
     /// Parse `text` after applying `--set key=value` overrides.
     pub fn from_toml_str_with(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
-        Scenario::from_toml_str(&overrides::apply(text, overrides)?)
+        Scenario::from_toml_str_in(text, overrides, Path::new("."))
     }
 
     /// The scenario file as written (defaults not filled), after `--set`
     /// overrides: what `compare` adapts per design before resolving.
     pub fn file_from_toml_with(text: &str, overrides: &[String]) -> Result<ScenarioFile, ScenarioError> {
-        toml::from_str(&overrides::apply(text, overrides)?).map_err(|e| ScenarioError::Parse(e.to_string()))
+        // The file's own mistakes first, with its own line numbers.
+        toml::from_str::<ScenarioFile>(text).map_err(|e| ScenarioError::Parse(e.to_string()))?;
+        toml::from_str(&overrides::apply(text, overrides)?)
+            .map_err(|e| ScenarioError::Parse(e.to_string()).with_overrides(overrides))
     }
 
     /// Parse with relative paths (fio job files, iologs) resolved against `base`.
     pub fn from_toml_str_in(text: &str, overrides: &[String], base: &Path) -> Result<Scenario, ScenarioError> {
-        let file: ScenarioFile =
-            toml::from_str(&overrides::apply(text, overrides)?).map_err(|e| ScenarioError::Parse(e.to_string()))?;
-        Scenario::from_file_in(file, base)
+        let file = Scenario::file_from_toml_with(text, overrides)?;
+        Scenario::from_file_in(file, base).map_err(|e| e.with_overrides(overrides))
     }
 
     pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
@@ -176,16 +188,21 @@ impl Scenario {
         let mut r = f.clone();
         if let Some(path) = r.fio_job_file.take() {
             let full = base.join(&path);
-            let text = std::fs::read_to_string(&full)
-                .map_err(|e| ScenarioError::invalid("fio_job_file", format!("{path:?}"), format!("cannot read {}: {e}", full.display())))?;
-            let parsed = fio_jobfile::parse(&text).map_err(|e| ScenarioError::invalid("fio_job_file", format!("{path:?}"), e))?;
+            let text = read_input(&full, JOB_FILE_LIMIT)
+                .map_err(|e| ScenarioError::invalid("fio_job_file", format!("{path:?}"), e))?;
+            let parsed = fio_jobfile::parse(&text)
+                .map_err(|e| ScenarioError::invalid("fio_job_file", format!("{path:?}"), e))?;
             r.jobs.extend(parsed.jobs);
         }
         // ---- device
         let d = &mut r.device;
         let preset_name = d.preset.get_or_insert_with(|| "970pro".into()).clone();
         let preset = Preset::parse(&preset_name).ok_or_else(|| {
-            ScenarioError::invalid("device.preset", format!("{preset_name:?}"), format!("unknown preset; valid: {}", Preset::NAMES.join(", ")))
+            ScenarioError::invalid(
+                "device.preset",
+                format!("{preset_name:?}"),
+                format!("unknown preset; valid: {}", Preset::NAMES.join(", ")),
+            )
         })?;
         let mut geo = preset.geometry();
         let mut timing = preset.timing();
@@ -197,7 +214,11 @@ impl Scenario {
         geo.pages_per_block = *d.pages_per_block.get_or_insert(geo.pages_per_block);
         let page_kib = *d.page_kib.get_or_insert(geo.page_bytes / 1024);
         if page_kib == 0 || page_kib % 4 != 0 || page_kib > 1024 {
-            return Err(ScenarioError::invalid("device.page_kib", page_kib, "must be a multiple of 4 between 4 and 1024"));
+            return Err(ScenarioError::invalid(
+                "device.page_kib",
+                page_kib,
+                "must be a multiple of 4 between 4 and 1024",
+            ));
         }
         geo.page_bytes = page_kib * 1024;
         for (field, v) in [
@@ -211,7 +232,8 @@ impl Scenario {
                 return Err(ScenarioError::invalid(field, v, "must be between 1 and 65536"));
             }
         }
-        let capacity_gib = finite_in("device.capacity_gib", *d.capacity_gib.get_or_insert(8.0), 1.0 / 1024.0, 16_384.0)?;
+        let capacity_gib =
+            finite_in("device.capacity_gib", *d.capacity_gib.get_or_insert(8.0), 1.0 / 1024.0, 16_384.0)?;
         let logical_pages = (capacity_gib * GIB / SLOT_BYTES as f64).floor() as u64;
         geo.blocks_per_plane = match d.blocks_per_plane {
             Some(b) => b,
@@ -219,16 +241,36 @@ impl Scenario {
         };
         d.blocks_per_plane = Some(geo.blocks_per_plane);
         timing.read_ns = us_to_ns("device.read_us", *d.read_us.get_or_insert(timing.read_ns as f64 / 1000.0))?;
-        timing.program_ns = us_to_ns("device.program_us", *d.program_us.get_or_insert(timing.program_ns as f64 / 1000.0))?;
+        timing.program_ns =
+            us_to_ns("device.program_us", *d.program_us.get_or_insert(timing.program_ns as f64 / 1000.0))?;
         timing.erase_ns = us_to_ns("device.erase_us", *d.erase_us.get_or_insert(timing.erase_ns as f64 / 1000.0))?;
         timing.channel_mbps = *d.channel_mbps.get_or_insert(timing.channel_mbps);
         timing.pcie_mbps = *d.pcie_mbps.get_or_insert(timing.pcie_mbps);
-        geo.validate().map_err(|e| ScenarioError::invalid(e.field, e.value, e.reason))?;
+        geo.validate().map_err(|e| {
+            if e.field == "device.blocks_per_plane" && f.device.blocks_per_plane.is_none() {
+                // Derived from the capacity: name what the user set.
+                ScenarioError::invalid(
+                    "device.capacity_gib",
+                    capacity_gib,
+                    format!(
+                        "with device.pages_per_block = {} and device.page_kib = {page_kib} this makes {} block(s) per plane: {}; \
+                         raise capacity_gib or lower pages_per_block",
+                        geo.pages_per_block, e.value, e.reason
+                    ),
+                )
+            } else {
+                ScenarioError::invalid(e.field, e.value, e.reason)
+            }
+        })?;
         if logical_pages > geo.total_slots() {
             return Err(ScenarioError::invalid(
                 "device.capacity_gib",
                 capacity_gib,
-                format!("exceeds the physical flash ({} GiB) of device.blocks_per_plane = {}", geo.total_bytes() as f64 / GIB, geo.blocks_per_plane),
+                format!(
+                    "exceeds the physical flash ({} GiB) of device.blocks_per_plane = {}",
+                    geo.total_bytes() as f64 / GIB,
+                    geo.blocks_per_plane
+                ),
             ));
         }
 
@@ -238,7 +280,11 @@ impl Scenario {
         let default_buffer_kib = 2 * geo.dies() as u64 * geo.slots_per_unit() as u64 * 4;
         let buffer_kib = *t.write_buffer_kib.get_or_insert(default_buffer_kib);
         if buffer_kib % 4 != 0 || buffer_kib > (1 << 24) {
-            return Err(ScenarioError::invalid("ftl.write_buffer_kib", buffer_kib, "must be a multiple of 4 KiB, at most 16 GiB"));
+            return Err(ScenarioError::invalid(
+                "ftl.write_buffer_kib",
+                buffer_kib,
+                "must be a multiple of 4 KiB, at most 16 GiB",
+            ));
         }
         let ftl = FtlConfig {
             mapping: t.mapping.get_or_insert_with(|| "page".into()).clone(),
@@ -249,7 +295,14 @@ impl Scenario {
         };
         let mut ssd = SsdConfig { geometry: geo, timing, logical_pages, ftl };
         ssd.validate().map_err(|e| {
-            if e.field == "device.op" {
+            if e.field == "device.op" && f.device.op.is_none() {
+                // The user set the capacity, not the spare area: name it.
+                ScenarioError::invalid(
+                    "device.capacity_gib",
+                    capacity_gib,
+                    format!("too small with the preset's device.op = {op} (effective {}): {}", e.value, e.reason),
+                )
+            } else if e.field == "device.op" {
                 // Name the value the user wrote, and what rounding made of it.
                 ScenarioError::invalid(e.field, format!("{op} (effective {})", e.value), e.reason)
             } else {
@@ -364,8 +417,45 @@ impl Scenario {
         if max_events == 0 {
             return Err(ScenarioError::invalid("limits.max_events", 0, "must be positive"));
         }
-        let interval_ms =
-            finite_in("output.timeseries_interval_ms", *r.output.timeseries_interval_ms.get_or_insert(100.0), 0.001, 3.6e6)?;
+        let interval_ms = finite_in(
+            "output.timeseries_interval_ms",
+            *r.output.timeseries_interval_ms.get_or_insert(100.0),
+            0.001,
+            3.6e6,
+        )?;
+        // Raw-device jobs tag writes with a stream the FTL must have; on a
+        // filesystem F2FS picks the stream itself (its six logs).
+        for (i, j) in jobs.iter().enumerate() {
+            if fs.is_none() && j.stream as u32 >= ssd.ftl.streams {
+                return Err(ScenarioError::invalid(
+                    format!("job[{i}].stream"),
+                    j.stream,
+                    format!("the device has ftl.streams = {} (streams 0 to {})", ssd.ftl.streams, ssd.ftl.streams - 1),
+                ));
+            }
+            if fs.is_some() && j.stream != 0 {
+                return Err(ScenarioError::invalid(
+                    format!("job[{i}].stream"),
+                    j.stream,
+                    "applies to raw-device jobs; on a filesystem F2FS chooses the stream of each log",
+                ));
+            }
+        }
+        // Each bucket is a row of the report: bound them where the span is known.
+        if let Some(span) = jobs.iter().map(|j| j.runtime.map(|d| d.as_secs_f64())).collect::<Option<Vec<f64>>>() {
+            let span = span.into_iter().fold(0.0, f64::max);
+            let buckets = span * 1000.0 / interval_ms;
+            if buckets > MAX_SERIES_BUCKETS as f64 {
+                return Err(ScenarioError::invalid(
+                    "output.timeseries_interval_ms",
+                    interval_ms,
+                    format!(
+                        "gives {buckets:.0} time-series rows over the {span} s runtime; at most {MAX_SERIES_BUCKETS}: use at least {:.3} ms",
+                        span * 1000.0 / MAX_SERIES_BUCKETS as f64
+                    ),
+                ));
+            }
+        }
         let check_invariants = *r.output.check_invariants.get_or_insert(true);
         let seed = *r.seed.get_or_insert(1);
         let name = r.name.get_or_insert_with(|| "unnamed".into()).clone();
@@ -413,10 +503,20 @@ fn resolve_fs(
         "d2fs" => (true, false, false),
         "zf2fs" => (false, true, false),
         "iplfs" => (false, false, true),
-        _ => return Err(ScenarioError::invalid("fs.kind", format!("{kind:?}"), "unknown filesystem; valid: f2fs, d2fs, zf2fs, iplfs")),
+        _ => {
+            return Err(ScenarioError::invalid(
+                "fs.kind",
+                format!("{kind:?}"),
+                "unknown filesystem; valid: f2fs, d2fs, zf2fs, iplfs",
+            ))
+        }
     };
     if !zoned && f.max_active_zones.is_some() {
-        return Err(ScenarioError::invalid("fs.max_active_zones", "(set)", "is a zoned option: set fs.kind = \"zf2fs\""));
+        return Err(ScenarioError::invalid(
+            "fs.max_active_zones",
+            "(set)",
+            "is a zoned option: set fs.kind = \"zf2fs\"",
+        ));
     }
     let device_gib = device_blocks as f64 * SLOT_BYTES as f64 / GIB;
     let mut d2fs_parts = None;
@@ -439,10 +539,15 @@ fn resolve_fs(
             ("cp_dead_sections", f.cp_dead_sections.is_some()),
         ] {
             if set {
-                return Err(ScenarioError::invalid(format!("fs.{name}"), "(set)", "is a D2FS option: set fs.kind = \"d2fs\""));
+                return Err(ScenarioError::invalid(
+                    format!("fs.{name}"),
+                    "(set)",
+                    "is a D2FS option: set fs.kind = \"d2fs\"",
+                ));
             }
         }
-        let partition_gib = finite_in("fs.partition_gib", *f.partition_gib.get_or_insert(device_gib), 1.0 / 64.0, device_gib)?;
+        let partition_gib =
+            finite_in("fs.partition_gib", *f.partition_gib.get_or_insert(device_gib), 1.0 / 64.0, device_gib)?;
         (partition_gib * GIB / SLOT_BYTES as f64).floor() as u64
     };
     let partition_gib = partition_blocks as f64 * SLOT_BYTES as f64 / GIB;
@@ -464,7 +569,11 @@ fn resolve_fs(
         // IPLFS discards what each checkpoint superseded (iplfs.txt).
         "checkpoint" if iplfs => DiscardPolicy::Immediate,
         _ => {
-            return Err(ScenarioError::invalid("fs.discard", format!("{discard_text:?}"), "valid: idle-batched, immediate, off"))
+            return Err(ScenarioError::invalid(
+                "fs.discard",
+                format!("{discard_text:?}"),
+                "valid: idle-batched, immediate, off",
+            ))
         }
     };
     let min_ipu_util = *f.min_ipu_util.get_or_insert(70);
@@ -483,8 +592,8 @@ fn resolve_fs(
     let d = FsCosts::default();
     // F2FS and zoned F2FS clean in the filesystem, where mkfs's reserve
     // matters: a scaled run gets the represented volume's (`mkfs_for`).
-    let represented_blocks =
-        (!d2fs && !iplfs && volume_scale != 1.0 && f.overprovision_pct.is_none()).then(|| (partition_blocks as f64 / volume_scale).round() as u64);
+    let represented_blocks = (!d2fs && !iplfs && volume_scale != 1.0 && f.overprovision_pct.is_none())
+        .then(|| (partition_blocks as f64 / volume_scale).round() as u64);
     let config = FsConfig {
         segs_per_sec,
         overprovision_pct: f.overprovision_pct,
@@ -522,7 +631,11 @@ fn resolve_fs(
     // Validate the layout now so a bad partition is a scenario error, not a run failure.
     let layout = config.mkfs(partition_blocks).map_err(|e| {
         let msg = e.to_string();
-        let field = if msg.starts_with("fs.") { msg.split(' ').next().unwrap_or("fs").to_string() } else { "fs.partition_gib".into() };
+        let field = if msg.starts_with("fs.") {
+            msg.split(' ').next().unwrap_or("fs").to_string()
+        } else {
+            "fs.partition_gib".into()
+        };
         ScenarioError::invalid(field, partition_gib, msg)
     })?;
     let daemon_ms = finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(1000.0), 1.0, 3.6e6)?;
@@ -532,8 +645,9 @@ fn resolve_fs(
         // What the device can hold: the user blocks mkfs.f2fs would offer on
         // a partition of the device's capacity with default 2 MiB sections
         // (D2FS has no FS GC, so no reserve sized for big-section GC).
-        let plain = crate::fs::Layout::mkfs(gc, 1, None)
-            .map_err(|e| ScenarioError::invalid("device.capacity_gib", device_gib, format!("too small for D2FS: {e}")))?;
+        let plain = crate::fs::Layout::mkfs(gc, 1, None).map_err(|e| {
+            ScenarioError::invalid("device.capacity_gib", device_gib, format!("too small for D2FS: {e}"))
+        })?;
         user_blocks = user_blocks.min(plain.user_blocks);
         config.d2fs = Some(crate::fs::D2fsConfig {
             gc_region_blocks: gc,
@@ -560,6 +674,18 @@ fn resolve_fs(
             zoned: true,
             max_active_zones: *f.max_active_zones.get_or_insert(14),
         });
+        // fs/f2fs/super.c (f2fs_remount, f2fs_default_check): "zoned: max
+        // open zones %u is too small, need at least %u open zones", one per
+        // active log (six).
+        let zones = f.max_active_zones.expect("set above");
+        let logs = crate::fs::layout::NR_CURSEG_TYPE;
+        if zones < logs {
+            return Err(ScenarioError::invalid(
+                "fs.max_active_zones",
+                zones,
+                format!("too small: zoned F2FS needs at least {logs} open zones, one per active log (Linux refuses to mount)"),
+            ));
+        }
     }
     Ok(FsScenario {
         config,
@@ -612,7 +738,11 @@ fn resolve_tuning(
     let gc_max_sleep_ms = sleep("gc_max_sleep_time", &mut f.gc_max_sleep_time, d.gc_max_sleep_ms)?;
     let gc_no_gc_sleep_ms = sleep("gc_no_gc_sleep_time", &mut f.gc_no_gc_sleep_time, d.gc_no_gc_sleep_ms)?;
     if gc_max_sleep_ms < gc_min_sleep_ms {
-        return Err(ScenarioError::invalid("fs.gc_max_sleep_time", gc_max_sleep_ms, format!("must be at least fs.gc_min_sleep_time ({gc_min_sleep_ms})")));
+        return Err(ScenarioError::invalid(
+            "fs.gc_max_sleep_time",
+            gc_max_sleep_ms,
+            format!("must be at least fs.gc_min_sleep_time ({gc_min_sleep_ms})"),
+        ));
     }
     let gc_idle = *f.gc_idle.get_or_insert(0);
     if gc_idle > 2 {
@@ -624,15 +754,23 @@ fn resolve_tuning(
     }
     let tuning = crate::fs::FsTuning {
         discard_granularity: granularity,
-        max_victim_search: positive("max_victim_search", *f.max_victim_search.get_or_insert(scaled(d.max_victim_search as u64) as u32) as u64)? as u32,
+        max_victim_search: positive(
+            "max_victim_search",
+            *f.max_victim_search.get_or_insert(scaled(d.max_victim_search as u64) as u32) as u64,
+        )? as u32,
         // rec_prefree_segments: 5% of this volume's main segments (a ratio, so
         // not scaled), capped at DEF_MAX_RECLAIM_PREFREE_SEGMENTS x volume_scale.
         reclaim_segments: {
-            let main = crate::fs::Layout::mkfs(iplfs_device_blocks.unwrap_or(partition_blocks), segs_per_sec, None).map_or(0, |l| l.main_segments);
-            let default = crate::fs::default_reclaim_segments(main, scaled(crate::fs::MAX_RECLAIM_PREFREE_SEGMENTS)).max(1);
+            let main = crate::fs::Layout::mkfs(iplfs_device_blocks.unwrap_or(partition_blocks), segs_per_sec, None)
+                .map_or(0, |l| l.main_segments);
+            let default =
+                crate::fs::default_reclaim_segments(main, scaled(crate::fs::MAX_RECLAIM_PREFREE_SEGMENTS)).max(1);
             positive("reclaim_segments", *f.reclaim_segments.get_or_insert(default as u32) as u64)? as u32
         },
-        dirty_nodes_pages: positive("dirty_nodes_pages", *f.dirty_nodes_pages.get_or_insert(scaled(d.dirty_nodes_pages)))?,
+        dirty_nodes_pages: positive(
+            "dirty_nodes_pages",
+            *f.dirty_nodes_pages.get_or_insert(scaled(d.dirty_nodes_pages)),
+        )?,
         gc_min_sleep_ms,
         gc_max_sleep_ms,
         gc_no_gc_sleep_ms,
@@ -709,7 +847,11 @@ fn zf2fs_defaults(f: &mut FsSection, sb_blocks: u64) -> Result<(), ScenarioError
 fn d2fs_defaults(f: &mut FsSection, device_blocks: u64, sb_blocks: u64) -> Result<(u64, u64), ScenarioError> {
     let seg = crate::fs::layout::BLOCKS_PER_SEG as u64;
     if !sb_blocks.is_multiple_of(seg) {
-        return Err(ScenarioError::invalid("device", format!("{} KiB superblocks", sb_blocks * 4), "D2FS needs superblocks of whole 2 MiB segments"));
+        return Err(ScenarioError::invalid(
+            "device",
+            format!("{} KiB superblocks", sb_blocks * 4),
+            "D2FS needs superblocks of whole 2 MiB segments",
+        ));
     }
     let want = (sb_blocks / seg) as u32;
     if *f.segs_per_sec.get_or_insert(want) != want {
@@ -720,7 +862,11 @@ fn d2fs_defaults(f: &mut FsSection, device_blocks: u64, sb_blocks: u64) -> Resul
         ));
     }
     if f.partition_gib.is_some() {
-        return Err(ScenarioError::invalid("fs.partition_gib", "(set)", "D2FS sizes its partition from fs.vop_regular"));
+        return Err(ScenarioError::invalid(
+            "fs.partition_gib",
+            "(set)",
+            "D2FS sizes its partition from fs.vop_regular",
+        ));
     }
     fixed_options(
         &[
@@ -743,14 +889,39 @@ fn d2fs_defaults(f: &mut FsSection, device_blocks: u64, sb_blocks: u64) -> Resul
     Ok((regular, gc))
 }
 
+/// Largest scenario or fio job file read (they are a few KiB).
+pub const JOB_FILE_LIMIT: u64 = 16 << 20;
+/// Largest iolog read: about 20 M operations.
+pub const IOLOG_LIMIT: u64 = 1 << 30;
+
+/// Read a UTF-8 input file of at most `limit` bytes (a device such as
+/// /dev/zero, or a huge file, is refused rather than read until memory
+/// runs out).
+pub fn read_input(path: &Path, limit: u64) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("{} is larger than {} MiB; lfslab reads at most that", path.display(), limit >> 20));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| format!("{} is not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to()))
+}
+
 fn load_iolog(field: &str, path: &str, base: &Path) -> Result<Arc<iolog::Iolog>, ScenarioError> {
     let full: PathBuf = base.join(path);
-    let text = std::fs::read_to_string(&full)
-        .map_err(|e| ScenarioError::invalid(field, format!("{path:?}"), format!("cannot read {}: {e}", full.display())))?;
+    let text = read_input(&full, IOLOG_LIMIT).map_err(|e| ScenarioError::invalid(field, format!("{path:?}"), e))?;
     iolog::parse(&text).map(Arc::new).map_err(|e| ScenarioError::invalid(field, format!("{path:?}"), e))
 }
 
-fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool, base: &Path) -> Result<JobSpec, ScenarioError> {
+fn resolve_job(
+    i: usize,
+    j: &mut JobSection,
+    device_bytes: u64,
+    on_fs: bool,
+    base: &Path,
+) -> Result<JobSpec, ScenarioError> {
     let f = |name: &str| format!("job[{i}].{name}");
     if !on_fs {
         for (name, set) in [
@@ -760,14 +931,22 @@ fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool, bas
             ("fsync", j.fsync.is_some()),
         ] {
             if set {
-                return Err(ScenarioError::invalid(f(name), "(set)", "is a file option: add an [fs] table to run jobs on a filesystem"));
+                return Err(ScenarioError::invalid(
+                    f(name),
+                    "(set)",
+                    "is a file option: add an [fs] table to run jobs on a filesystem",
+                ));
             }
         }
     }
     let name = j.name.get_or_insert_with(|| format!("job{i}")).clone();
     let rw_text = j.rw.get_or_insert_with(|| "randwrite".into()).clone();
     let rw = RwMode::parse(&rw_text).ok_or_else(|| {
-        ScenarioError::invalid(f("rw"), format!("{rw_text:?}"), format!("unknown rw; valid: {}", RwMode::NAMES.join(", ")))
+        ScenarioError::invalid(
+            f("rw"),
+            format!("{rw_text:?}"),
+            format!("unknown rw; valid: {}", RwMode::NAMES.join(", ")),
+        )
     })?;
     let bs_v = j.bs.get_or_insert(SizeValue::Text("4k".into())).clone();
     let bs_bytes = size_bytes(&f("bs"), &bs_v, None)?;
@@ -779,7 +958,11 @@ fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool, bas
     let offset_bytes = size_bytes(&f("offset"), &offset_v, Some(device_bytes))?;
     let offset_blocks = blocks_of(&f("offset"), &offset_v, offset_bytes)?;
     if offset_bytes >= device_bytes {
-        return Err(ScenarioError::invalid(f("offset"), show(&offset_v), format!("beyond the device ({device_bytes} bytes)")));
+        return Err(ScenarioError::invalid(
+            f("offset"),
+            show(&offset_v),
+            format!("beyond the device ({device_bytes} bytes)"),
+        ));
     }
     let size_v = j.size.get_or_insert(SizeValue::Text("100%".into())).clone();
     let size_bytes_v = size_bytes(&f("size"), &size_v, Some(device_bytes - offset_bytes))?;
@@ -844,10 +1027,18 @@ fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool, bas
             None => size_blocks / nrfiles as u64,
         };
         if file_blocks < bs_blocks {
-            return Err(ScenarioError::invalid(f("filesize"), file_blocks * 4096, "each file must hold at least one bs"));
+            return Err(ScenarioError::invalid(
+                f("filesize"),
+                file_blocks * 4096,
+                "each file must hold at least one bs",
+            ));
         }
         if file_blocks > crate::fs::node::MAX_FILE_BLOCKS {
-            return Err(ScenarioError::invalid(f("filesize"), file_blocks * 4096, "exceeds the F2FS maximum file size"));
+            return Err(ScenarioError::invalid(
+                f("filesize"),
+                file_blocks * 4096,
+                "exceeds the F2FS maximum file size",
+            ));
         }
         (nrfiles, file_blocks, *j.fsync.get_or_insert(0))
     } else {
@@ -855,6 +1046,10 @@ fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool, bas
     };
     let size_blocks = if on_fs { file_blocks * nrfiles as u64 } else { size_blocks };
     let time_based = *j.time_based.get_or_insert(runtime.is_some());
+    if time_based && runtime.is_none() {
+        // fio: "time_based requires a runtime".
+        return Err(ScenarioError::invalid(f("time_based"), true, "requires a runtime (set job.runtime)"));
+    }
     let replay_no_stall = *j.replay_no_stall.get_or_insert(false);
     let log = match j.read_iolog.clone() {
         Some(path) => {
@@ -866,11 +1061,19 @@ fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool, bas
                 return Err(ScenarioError::invalid(
                     f("read_iolog"),
                     format!("{path:?}"),
-                    format!("the log spans {} bytes, more than the {} available", extent.max(total) * SLOT_BYTES, device_bytes),
+                    format!(
+                        "the log spans {} bytes, more than the {} available",
+                        extent.max(total) * SLOT_BYTES,
+                        device_bytes
+                    ),
                 ));
             }
             if on_fs && log.ops.iter().any(|o| o.action == iolog::IologAction::Trim) {
-                return Err(ScenarioError::invalid(f("read_iolog"), format!("{path:?}"), "trim on files is not supported"));
+                return Err(ScenarioError::invalid(
+                    f("read_iolog"),
+                    format!("{path:?}"),
+                    "trim on files is not supported",
+                ));
             }
             Some(log)
         }
@@ -886,7 +1089,11 @@ fn resolve_job(i: usize, j: &mut JobSection, device_bytes: u64, on_fs: bool, bas
             return Err(ScenarioError::invalid(f("filename"), "(set)", "is a file option: add an [fs] table"));
         }
         if nrfiles != 1 || log.is_some() {
-            return Err(ScenarioError::invalid(f("filename"), "(set)", "a named file needs nrfiles = 1 and no read_iolog"));
+            return Err(ScenarioError::invalid(
+                f("filename"),
+                "(set)",
+                "a named file needs nrfiles = 1 and no read_iolog",
+            ));
         }
     }
     let direct = j.direct.unwrap_or(1) == 1;

@@ -94,6 +94,10 @@ pub fn parse(text: &str) -> Result<JobFile, String> {
         if l.is_empty() {
             continue;
         }
+        // fio's `include FILE` directive (anywhere, outside a section too).
+        if l.split_whitespace().next() == Some("include") {
+            return Err(err(line, format!("{l:?}: include is not supported; put the included options in this file")));
+        }
         if let Some(rest) = l.strip_prefix('[') {
             let name = rest.strip_suffix(']').ok_or_else(|| err(line, format!("section header {l:?} lacks ']'")))?.trim();
             if name.is_empty() {

@@ -41,6 +41,12 @@ fn err(line: usize, msg: impl std::fmt::Display) -> String {
     format!("iolog line {line}: {msg}")
 }
 
+/// Latest instant a log may name: the simulator's clock counts u64
+/// nanoseconds (about 213 days).
+const MAX_US: u64 = u64::MAX / 1000;
+/// Largest offset + length in a file: 2^40 blocks (4 PiB).
+const MAX_END_BLOCKS: u64 = 1 << 40;
+
 fn num(line: usize, what: &str, s: Option<&str>) -> Result<u64, String> {
     let s = s.ok_or_else(|| err(line, format!("missing {what}")))?;
     s.parse::<u64>().map_err(|_| err(line, format!("{what} {s:?} is not a non-negative integer")))
@@ -67,6 +73,12 @@ pub fn parse(text: &str) -> Result<Iolog, String> {
         let mut f = l.split_whitespace();
         if version == 3 {
             let ts = num(line, "timestamp", f.next())?;
+            if ts > MAX_US {
+                return Err(err(
+                    line,
+                    format!("timestamp {ts} us is beyond the simulator's clock (at most {MAX_US} us, about 213 days)"),
+                ));
+            }
             if ts < clock_us {
                 return Err(err(line, format!("timestamp {ts} goes back in time (previous {clock_us})")));
             }
@@ -90,7 +102,10 @@ pub fn parse(text: &str) -> Result<Iolog, String> {
                 None
             }
             "wait" if version == 2 => {
-                clock_us += num(line, "wait time", f.nth(0))?;
+                let w = num(line, "wait time", f.nth(0))?;
+                clock_us = clock_us.checked_add(w).filter(|&t| t <= MAX_US).ok_or_else(|| {
+                    err(line, format!("wait {w} us takes the log beyond the simulator's clock (at most {MAX_US} us, about 213 days)"))
+                })?;
                 None
             }
             "read" => Some(IologAction::Read),
@@ -112,6 +127,9 @@ pub fn parse(text: &str) -> Result<Iolog, String> {
             }
             if len > 128 << 20 {
                 return Err(err(line, format!("length {len} exceeds 128 MiB")));
+            }
+            if off / 4096 + len / 4096 > MAX_END_BLOCKS {
+                return Err(err(line, format!("offset {off} + length {len} reaches beyond 4 PiB")));
             }
             (off / 4096, (len / 4096) as u32)
         };
@@ -136,7 +154,10 @@ mod tests {
         let log = parse("fio version 2 iolog\n/dev/x add\n/dev/x open\n/dev/x write 0 8192\n/dev/x wait 100\n/dev/x read 4096 4096\n/dev/x sync\n/dev/x close\n").unwrap();
         assert_eq!(log.version, 2);
         assert_eq!(log.ops.len(), 3);
-        assert_eq!(log.ops[0], IologOp { at: SimDuration(0), file: 0, action: IologAction::Write, off_blocks: 0, blocks: 2 });
+        assert_eq!(
+            log.ops[0],
+            IologOp { at: SimDuration(0), file: 0, action: IologAction::Write, off_blocks: 0, blocks: 2 }
+        );
         assert_eq!(log.ops[1].at, SimDuration::from_us(100));
         assert_eq!(log.ops[2].action, IologAction::Sync);
         assert_eq!(log.file_extent_blocks, vec![2]);
