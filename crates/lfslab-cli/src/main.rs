@@ -27,6 +27,7 @@ struct Cli {
 enum Command {
     /// Run a scenario (a TOML file, or a built-in name; default: "default").
     Run {
+        /// A scenario file (TOML) or a built-in name (`lfslab scenario` lists them).
         scenario: Option<String>,
         /// Root seed; replaces the scenario's seed.
         #[arg(long)]
@@ -69,6 +70,7 @@ enum Command {
         /// Multiply device capacity and job runtimes by this factor (ratios kept).
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
+        /// Root seed of every design's run; replaces the workload's seed.
         #[arg(long)]
         seed: Option<u64>,
         /// Override a workload field, as for `run`.
@@ -91,10 +93,12 @@ enum Command {
     },
     /// Run a paper experiment (without a name: list them) and print the paper's figures beside ours.
     Reproduce {
+        /// The experiment, e.g. d2fs-fio (omit to list them).
         experiment: Option<String>,
         /// Relative to the built-in size (1/16 of the paper's); 16 = paper size.
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
+        /// Root seed of every design's run; replaces the experiment's seed.
         #[arg(long)]
         seed: Option<u64>,
         /// Output directory (default lfslab-out/<experiment>).
@@ -106,7 +110,10 @@ enum Command {
         jobs: Option<usize>,
     },
     /// Print a built-in scenario (or list them).
-    Scenario { name: Option<String> },
+    Scenario {
+        /// A built-in scenario's name (omit to list them).
+        name: Option<String>,
+    },
     /// Measure simulator speed: simulated 4 KiB writes per wall-clock second
     /// and peak memory, on the built-in "bench" scenario (32 GiB, GC active).
     Bench {
@@ -464,4 +471,26 @@ fn bench(s: Scenario) -> anyhow::Result<()> {
         outln!("peak RSS        {:>8.1} MiB", rss as f64 / (1u64 << 20) as f64);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every subcommand, argument and flag says what it is in --help.
+    #[test]
+    fn every_argument_has_help() {
+        let cmd = Cli::command();
+        for sub in cmd.get_subcommands() {
+            assert!(sub.get_about().is_some(), "subcommand {} has no help", sub.get_name());
+            for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                assert!(arg.get_help().is_some(), "{} {id} has no help text", sub.get_name());
+            }
+        }
+    }
 }
