@@ -925,6 +925,18 @@ impl<D: BlockDevice> F2fs<D> {
         Ok(self.balance_fs_bg(done))
     }
 
+    /// Hint that page `off` of `ino` will be written or read soon, in two
+    /// stages a few operations apart (see `PageCache::prefetch`); the
+    /// oracle's entry comes with the first. A hint never changes results.
+    pub fn prefetch_page(&self, ino: Ino, off: u64, stage: u8) {
+        self.cache.prefetch(ino, off, stage);
+        if stage == 0 {
+            if let Some(f) = self.files.get(&ino) {
+                crate::prefetch::prefetch(&f.expected, off as usize);
+            }
+        }
+    }
+
     /// Buffered write: the pages go to the page cache; blocks are allocated
     /// when writeback runs (delayed allocation). A writer that pushes dirty
     /// pages past `dirty_pct` writes back synchronously (balance_dirty_pages).

@@ -174,6 +174,22 @@ impl PageCache {
         self.index.get(pack(key), |s| self.slots[s as usize].key)
     }
 
+    /// Hint that page (ino, off) will be used soon, in two stages a few
+    /// operations apart: 0 fetches its index bucket, 1 its slot. A hint
+    /// never changes results.
+    #[inline]
+    pub fn prefetch(&self, ino: u32, off: u64, stage: u8) {
+        if off >= 1 << 32 {
+            return;
+        }
+        let key = pack((ino, off));
+        if stage == 0 {
+            self.index.prefetch(key);
+        } else if let Some(i) = self.index.likely_slot(key) {
+            crate::prefetch::prefetch(&self.slots, i as usize);
+        }
+    }
+
     pub fn capacity(&self) -> usize {
         self.capacity
     }
@@ -313,6 +329,16 @@ impl PageCache {
             self.remove_slot(self.clean_cursor);
             self.stats.evictions += 1;
         }
+        // The next victim is probably the cursor's page: fetch its index
+        // bucket, and the slot after it for the eviction after that.
+        let c = self.clean_cursor;
+        if c != NIL {
+            let s = &self.slots[c as usize];
+            self.index.prefetch(s.key);
+            if s.next != NIL {
+                crate::prefetch::prefetch(&self.slots, s.next as usize);
+            }
+        }
     }
 
     /// A page read from disk.
@@ -368,7 +394,14 @@ impl PageCache {
             None => return Vec::new(),
         };
         let mut out = Vec::with_capacity(offs.len());
-        for off in offs {
+        for (k, &off) in offs.iter().enumerate() {
+            // The lookups are random in the index: fetch a few ahead.
+            if let Some(&ahead) = offs.get(k + 8) {
+                self.prefetch(ino, ahead, 0);
+            }
+            if let Some(&ahead) = offs.get(k + 4) {
+                self.prefetch(ino, ahead, 1);
+            }
             let i = self.slot_of((ino, off)).expect("dirty page is cached");
             let s = &mut self.slots[i as usize];
             s.dirty = false;

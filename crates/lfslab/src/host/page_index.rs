@@ -71,6 +71,31 @@ impl PageIndex {
         }
     }
 
+    /// Hint that `key` will be looked up soon: fetch its home bucket.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        crate::prefetch::prefetch(&self.buckets, hash_bits(key) as usize & self.mask());
+    }
+
+    /// The slot `key` probably has (first bucket with its hash bits, keys
+    /// not compared): for prefetching the slot, never for answers.
+    #[inline]
+    pub fn likely_slot(&self, key: u64) -> Option<u32> {
+        let h = hash_bits(key);
+        let mut b = h as usize & self.mask();
+        for _ in 0..4 {
+            let e = self.buckets[b];
+            if e == EMPTY {
+                return None;
+            }
+            if e >> 32 == h {
+                return Some((e as u32).wrapping_sub(1));
+            }
+            b = (b + 1) & self.mask();
+        }
+        None
+    }
+
     pub fn get(&self, key: u64, key_of: impl Fn(u32) -> u64) -> Option<u32> {
         self.find(key, key_of).ok().map(|b| (self.buckets[b] as u32).wrapping_sub(1))
     }

@@ -140,6 +140,21 @@ impl<D: BlockDevice> IoTarget for FsTarget<'_, D> {
         }
     }
 
+    /// Buffered I/O: fetch the page-cache entries and oracle slots of the
+    /// clone's next two operations ahead of them.
+    fn hint(&mut self, clone: usize, soon: &Op, later: &Op) {
+        if self.direct[clone] {
+            return;
+        }
+        let files = &self.files.files[clone];
+        if let Some(&ino) = files.get(later.file as usize) {
+            self.fs.prefetch_page(ino, later.off, 0);
+        }
+        if let Some(&ino) = files.get(soon.file as usize) {
+            self.fs.prefetch_page(ino, soon.off, 1);
+        }
+    }
+
     /// F2FS decides for itself when it is idle (`idle_interval` since the
     /// last request), so its background work runs on every tick.
     fn tick(&mut self, now: SimTime) -> Result<(), FsError> {
