@@ -107,7 +107,17 @@ impl Layout {
         if represented_blocks == blocks {
             return Self::mkfs(blocks, segs_per_sec, None);
         }
-        let rep = Self::mkfs(represented_blocks, segs_per_sec, None)?;
+        let small = |why: String| {
+            LayoutError(format!(
+                "volume_scale: the volume this run stands for (partition / volume_scale = {} MiB) is too small for \
+                 mkfs.f2fs ({why}); raise volume_scale's denominator or the partition",
+                represented_blocks * 4 / 1024
+            ))
+        };
+        let rep = Self::mkfs(represented_blocks, segs_per_sec, None).map_err(|e| small(e.0))?;
+        if !(rep.overprovision_pct > 0.0 && rep.overprovision_pct < 100.0) {
+            return Err(small(format!("overprovision {}%", rep.overprovision_pct)));
+        }
         let reserved = (rep.reserved_segments as f64 * blocks as f64 / rep.blocks as f64).round() as u32;
         Self::mkfs_with(blocks, segs_per_sec, Some(rep.overprovision_pct), Some(reserved.max(segs_per_sec)))
     }
@@ -160,8 +170,18 @@ impl Layout {
             Some(p) => return Err(LayoutError(format!("fs.overprovision_pct = {p}: must be in (0, 100)"))),
             None => best_overprovision(main_segments, usable, spsec_usable),
         };
+        if ovp_pct <= 0.0 {
+            // f2fs-tools get_best_overprovision finds no ratio that leaves
+            // user space: mkfs.f2fs stops ("Device size is not sufficient").
+            return Err(LayoutError(format!(
+                "fs partition of {} MiB with sections of {} MiB leaves no user space at any overprovision ratio \
+                 (mkfs.f2fs: device size is not sufficient): enlarge the partition or shrink fs.segs_per_sec",
+                blocks * 4 / 1024,
+                zone_blocks * 4 / 1024
+            )));
+        }
         let reserved_segments = reserved.unwrap_or_else(|| reserved_for(ovp_pct, spsec_usable));
-        if reserved_segments + NR_CURSEG_TYPE > main_segments {
+        if reserved_segments.saturating_add(NR_CURSEG_TYPE) > main_segments {
             return Err(LayoutError(format!(
                 "fs: {reserved_segments} reserved segments for overprovision {ovp_pct}% exceed the {main_segments} main segments"
             )));
