@@ -35,7 +35,7 @@ enum Command {
         /// Override a scenario field, e.g. --set ftl.gc_policy=cost-benefit --set job.0.iodepth=8
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
-        /// Write the JSON report here.
+        /// Write the JSON report here ("-": to standard output, alone).
         #[arg(long)]
         json: Option<PathBuf>,
         /// Write the throughput time series as CSV here.
@@ -174,7 +174,9 @@ fn run_cli(cli: Cli) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            if !quiet {
+            // `--json -`: standard output carries the JSON report and nothing else.
+            let json_stdout = json.as_deref() == Some(Path::new("-"));
+            if !quiet && !json_stdout {
                 outln!("# lfslab {} | seed {} | resolved scenario:", env!("CARGO_PKG_VERSION"), s.seed);
                 outln!("{}", s.to_toml());
             }
@@ -184,7 +186,8 @@ fn run_cli(cli: Cli) -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-            let outputs = [("--json", &json), ("--csv", &csv), ("--regions-csv", &regions_csv), ("--save-aged", &save_aged)];
+            let json_file = if json_stdout { None } else { json.clone() };
+            let outputs = [("--json", &json_file), ("--csv", &csv), ("--regions-csv", &regions_csv), ("--save-aged", &save_aged)];
             for (flag, p) in outputs {
                 if let Some(e) = p.as_deref().and_then(|p| check_output_file(flag, p).err()) {
                     eprintln!("error: {e}");
@@ -228,8 +231,9 @@ fn run_cli(cli: Cli) -> ExitCode {
         },
         Command::Scenario { name } => match name {
             None => {
+                let width = BUILTIN_NAMES.iter().map(|n| n.len()).max().unwrap_or(0);
                 for n in BUILTIN_NAMES {
-                    outln!("{n}");
+                    outln!("{n:<width$}  {}", lfslab::scenario::builtin_summary(n).unwrap_or_default());
                 }
                 ExitCode::SUCCESS
             }
@@ -303,8 +307,12 @@ fn run_and_write(
     if shown {
         eprintln!();
     }
-    out!("{}", report.to_text());
-    if let Some(p) = json {
+    if json == Some(Path::new("-")) {
+        outln!("{}", report.to_json());
+    } else {
+        out!("{}", report.to_text());
+    }
+    if let Some(p) = json.filter(|p| *p != Path::new("-")) {
         std::fs::write(p, report.to_json()).with_context(|| format!("cannot write JSON report to {}", p.display()))?;
     }
     if let Some(p) = csv {

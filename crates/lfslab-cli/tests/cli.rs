@@ -83,6 +83,8 @@ fn builtin_scenarios_are_listed_and_printed() {
     let (code, stdout, _) = lfslab(&["scenario"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("default") && stdout.contains("bench"));
+    // Each built-in with a line saying what it is.
+    assert!(stdout.lines().any(|l| l.starts_with("fio-randwrite") && l.contains("default workload of `lfslab compare`")), "{stdout}");
     let (code, stdout, _) = lfslab(&["scenario", "default"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("[[job]]"));
@@ -176,4 +178,13 @@ fn a_saved_aged_state_gives_the_same_report_and_refuses_another_setup() {
     let (code, _, stderr) = lfslab(&["run", &s(&p), "--quiet", "--from-aged", &s(&p)]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("not an lfslab aged state"), "{stderr}");
+}
+
+/// `--json -` puts the JSON report alone on standard output.
+#[test]
+fn json_to_stdout_is_json_alone() {
+    let (code, stdout, stderr) = lfslab(&["run", "default", "--set", "job.0.runtime=0.1s", "--json", "-"]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is one JSON document");
+    assert!(v.get("jobs").is_some(), "{stdout}");
 }

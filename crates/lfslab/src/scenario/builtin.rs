@@ -19,3 +19,30 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// What a built-in scenario is: the first sentence of its header comment
+/// (the file says it, so the listing cannot drift from it).
+pub fn builtin_summary(name: &str) -> Option<String> {
+    let text = builtin(name)?;
+    let comment: Vec<&str> = text.lines().map_while(|l| l.strip_prefix('#')).map(str::trim).collect();
+    let joined = comment.join(" ");
+    // A sentence ends at ". " before a capital ("Fig. 1" does not end one).
+    let bytes = joined.as_bytes();
+    let end = (0..bytes.len().saturating_sub(2))
+        .find(|&i| bytes[i] == b'.' && bytes[i + 1] == b' ' && bytes[i + 2].is_ascii_uppercase())
+        .map_or(joined.len(), |i| i + 1);
+    Some(joined[..end].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_says_what_it_is() {
+        for n in BUILTIN_NAMES {
+            let s = builtin_summary(n).unwrap();
+            assert!(s.len() > 20, "{n}: {s:?}");
+        }
+    }
+}

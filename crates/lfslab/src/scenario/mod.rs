@@ -6,7 +6,7 @@ mod error;
 mod file;
 mod overrides;
 
-pub use builtin::{builtin, BUILTIN_NAMES};
+pub use builtin::{builtin, builtin_summary, BUILTIN_NAMES};
 pub use error::ScenarioError;
 pub use file::*;
 
