@@ -98,3 +98,24 @@ fn d2fs_zf2fs_and_iplfs_runs_are_deterministic() {
         assert_eq!(a, b, "{kind}");
     }
 }
+
+/// Fig. 1's direction (d2fs.txt §2) on the built-in scenarios, as the
+/// artifact runs them: device-level GC costs the random writer about a
+/// fifth of its throughput ("up to 20%"), filesystem-level GC far more.
+#[test]
+fn fig1_fs_gc_costs_far_more_than_device_gc() {
+    use lfslab::scenario::{builtin, Scenario};
+    let drop = |name: &str| {
+        let r = lfslab::engine::run(Scenario::from_toml_str(builtin(name).unwrap()).unwrap()).unwrap();
+        assert_eq!(r.oracle.mismatches_count, 0);
+        let iops: Vec<f64> = r.timeseries.iter().map(|b| b.ios as f64).collect();
+        let n = iops.len() - 1; // the last bucket is partial
+        let before = iops[1..5].iter().sum::<f64>() / 4.0;
+        let after = iops[n - 10..n].iter().sum::<f64>() / 10.0;
+        1.0 - after / before
+    };
+    let dev = drop("d2fs-fig1-devgc");
+    let fs = drop("d2fs-fig1-fsgc");
+    assert!((0.05..0.30).contains(&dev), "device GC drop {dev:.2}");
+    assert!(fs > 0.40 && fs > 2.0 * dev, "FS GC drop {fs:.2} against device GC {dev:.2}");
+}

@@ -160,6 +160,11 @@ pub struct PreconditionSection {
     /// Random 4 KiB overwrites of the filled range, in multiples of it (default 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub random_overwrite: Option<f64>,
+    /// Raw device: fraction of the capacity at its end written once with
+    /// dummy data that no job touches (d2fs.txt §2, Fig. 1: "we also fill
+    /// the non-partitioned storage space with dummy data"); default 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dummy_tail: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]

@@ -323,7 +323,22 @@ impl Scenario {
                 0.0,
                 100.0,
             )?,
+            dummy_tail: finite_in("precondition.dummy_tail", *r.precondition.dummy_tail.get_or_insert(0.0), 0.0, 1.0)?,
         };
+        if precondition.fill + precondition.dummy_tail > 1.0 {
+            return Err(ScenarioError::invalid(
+                "precondition.dummy_tail",
+                precondition.dummy_tail,
+                format!("with precondition.fill = {} it covers more than the device", precondition.fill),
+            ));
+        }
+        if r.fs.is_some() && precondition.dummy_tail > 0.0 {
+            return Err(ScenarioError::invalid(
+                "precondition.dummy_tail",
+                precondition.dummy_tail,
+                "applies to raw-device runs (the filesystem lays out its files itself)",
+            ));
+        }
 
         // ---- filesystem
         let fs = match r.fs.as_mut() {

@@ -17,6 +17,9 @@ pub struct Precondition {
     pub fill: f64,
     /// Random 4 KiB overwrites of the filled range, in multiples of it.
     pub random_overwrite: f64,
+    /// Fraction of the capacity at its end written once with dummy data
+    /// (d2fs.txt Fig. 1's non-partitioned space); jobs do not touch it.
+    pub dummy_tail: f64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
@@ -38,7 +41,9 @@ pub fn precondition(
     progress: Option<&Progress>,
 ) -> (SimTime, PreconditionSummary) {
     let filled = (ssd.logical_pages() as f64 * p.fill).floor() as u64;
-    let total = filled + (filled as f64 * p.random_overwrite).round() as u64;
+    let dummy_from = ssd.logical_pages() - (ssd.logical_pages() as f64 * p.dummy_tail).floor() as u64;
+    let dummy = ssd.logical_pages() - dummy_from;
+    let total = filled + dummy + (filled as f64 * p.random_overwrite).round() as u64;
     let tick = |written: u64| {
         if let Some(pr) = progress {
             pr(&ProgressTick { phase: Phase::Precondition, done: written as f64, total: total as f64, ios: written });
@@ -47,19 +52,22 @@ pub fn precondition(
     let mut t = start;
     let mut tag = rng.next_u64();
     let mut written = 0u64;
-    let mut lpn = 0u64;
-    while lpn < filled {
-        let nlb = FILL_BLOCKS.min((filled - lpn) as u32);
-        tag = tag.wrapping_add(1);
-        let data = DataTag(tag);
-        for i in 0..nlb as u64 {
-            oracle.record_write(Lpn(lpn + i), data.block(i));
-        }
-        t = ssd.write(t, Lpn(lpn), nlb, 0, |i| data.block(i));
-        lpn += nlb as u64;
-        written += nlb as u64;
-        if lpn % (1 << 16) == 0 {
-            tick(written);
+    // The data range, then the dummy tail, each written sequentially.
+    for (from, to) in [(0, filled), (dummy_from, dummy_from + dummy)] {
+        let mut lpn = from;
+        while lpn < to {
+            let nlb = FILL_BLOCKS.min((to - lpn) as u32);
+            tag = tag.wrapping_add(1);
+            let data = DataTag(tag);
+            for i in 0..nlb as u64 {
+                oracle.record_write(Lpn(lpn + i), data.block(i));
+            }
+            t = ssd.write(t, Lpn(lpn), nlb, 0, |i| data.block(i));
+            lpn += nlb as u64;
+            written += nlb as u64;
+            if lpn % (1 << 16) == 0 {
+                tick(written);
+            }
         }
     }
     if filled > 0 {
