@@ -54,14 +54,19 @@ struct Slot {
 struct DirtyFile {
     /// When the file first became dirty (for dirty_expire).
     since: SimTime,
-    /// Chunk index -> (dirty pages in it, bitmap).
-    chunks: BTreeMap<u64, (u32, Box<[u64]>)>,
+    /// By chunk index: (dirty pages in it, bitmap), None when clean. A
+    /// vector, not a tree: every write looks its chunk up.
+    chunks: Vec<Option<(u32, Box<[u64]>)>>,
     count: usize,
 }
 
 impl DirtyFile {
     fn insert(&mut self, off: u64) -> bool {
-        let (n, w) = self.chunks.entry(off >> CHUNK_BITS).or_insert_with(|| (0, vec![0; CHUNK_WORDS].into_boxed_slice()));
+        let c = (off >> CHUNK_BITS) as usize;
+        if c >= self.chunks.len() {
+            self.chunks.resize(c + 1, None);
+        }
+        let (n, w) = self.chunks[c].get_or_insert_with(|| (0, vec![0; CHUNK_WORDS].into_boxed_slice()));
         let i = (off & ((1 << CHUNK_BITS) - 1)) as usize;
         let b = 1u64 << (i % 64);
         let fresh = w[i / 64] & b == 0;
@@ -72,7 +77,8 @@ impl DirtyFile {
     }
 
     fn remove(&mut self, off: u64) -> bool {
-        let Some((n, w)) = self.chunks.get_mut(&(off >> CHUNK_BITS)) else { return false };
+        let c = (off >> CHUNK_BITS) as usize;
+        let Some((n, w)) = self.chunks.get_mut(c).and_then(Option::as_mut) else { return false };
         let i = (off & ((1 << CHUNK_BITS) - 1)) as usize;
         let b = 1u64 << (i % 64);
         if w[i / 64] & b == 0 {
@@ -82,7 +88,7 @@ impl DirtyFile {
         *n -= 1;
         self.count -= 1;
         if *n == 0 {
-            self.chunks.remove(&(off >> CHUNK_BITS));
+            self.chunks[c] = None;
         }
         true
     }
@@ -93,7 +99,11 @@ impl DirtyFile {
         if from >= to {
             return out;
         }
-        for (&c, (_, w)) in self.chunks.range(from >> CHUNK_BITS..=(to - 1) >> CHUNK_BITS) {
+        let first = (from >> CHUNK_BITS) as usize;
+        let last = (((to - 1) >> CHUNK_BITS) as usize).min(self.chunks.len().saturating_sub(1));
+        let present = self.chunks.get(first..=last).into_iter().flatten().enumerate();
+        for (k, (_, w)) in present.filter_map(|(k, e)| e.as_ref().map(|e| (k, e))) {
+            let c = (first + k) as u64;
             for (wi, &word) in w.iter().enumerate() {
                 let mut x = word;
                 while x != 0 {
@@ -356,7 +366,7 @@ impl PageCache {
         if !was_dirty {
             self.dirty_count += 1;
             self.stats.pages_dirtied += 1;
-            self.dirty.entry(ino).or_insert_with(|| DirtyFile { since: now, chunks: BTreeMap::new(), count: 0 }).insert(off);
+            self.dirty.entry(ino).or_insert_with(|| DirtyFile { since: now, chunks: Vec::new(), count: 0 }).insert(off);
         }
     }
 
