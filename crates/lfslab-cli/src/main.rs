@@ -113,6 +113,10 @@ enum Command {
     Scenario {
         /// A built-in scenario's name (omit to list them).
         name: Option<String>,
+        /// Print the reference of every scenario field (type, default,
+        /// meaning) as Markdown, as in docs/scenario.md.
+        #[arg(long, conflicts_with = "name")]
+        schema: bool,
     },
     /// Measure simulator speed: simulated 4 KiB writes per wall-clock second
     /// and peak memory, on the built-in "bench" scenario (32 GiB, GC active).
@@ -229,7 +233,11 @@ fn run_cli(cli: Cli) -> ExitCode {
                 }
             },
         },
-        Command::Scenario { name } => match name {
+        Command::Scenario { schema: true, .. } => {
+            out!("{}", lfslab::scenario::schema::reference_markdown());
+            ExitCode::SUCCESS
+        }
+        Command::Scenario { name, .. } => match name {
             None => {
                 let width = BUILTIN_NAMES.iter().map(|n| n.len()).max().unwrap_or(0);
                 for n in BUILTIN_NAMES {

@@ -88,6 +88,9 @@ fn builtin_scenarios_are_listed_and_printed() {
     let (code, stdout, _) = lfslab(&["scenario", "default"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("[[job]]"));
+    let (code, stdout, _) = lfslab(&["scenario", "--schema"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("## [[job]]") && stdout.contains("| `capacity_gib` | number | 8.0 |"), "{stdout}");
     let (code, _, stderr) = lfslab(&["scenario", "nope"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("default"));

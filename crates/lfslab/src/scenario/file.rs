@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// A size: bytes as an integer, or a string with a k/m/g/t suffix ("4k"),
 /// or a percentage of the device ("100%") where the field allows it.
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum SizeValue {
     Bytes(u64),
@@ -15,14 +15,14 @@ pub enum SizeValue {
 }
 
 /// A duration: seconds as a number, or a string with a unit ("500ms", "10s", "2m").
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum DurationValue {
     Seconds(f64),
     Text(String),
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
     /// Scenario name, used in reports.
@@ -62,7 +62,7 @@ pub struct ScenarioFile {
     pub output: OutputSection,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceSection {
     /// "970pro" (default) or "femu".
@@ -74,14 +74,19 @@ pub struct DeviceSection {
     /// Overprovisioning, spare / exported capacity; default the preset's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub op: Option<f64>,
+    /// NAND channels (1 to 65536); default the preset's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub channels: Option<u32>,
+    /// Flash chips on each channel; default the preset's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chips_per_channel: Option<u32>,
+    /// Dies per chip; default the preset's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dies_per_chip: Option<u32>,
+    /// Planes per die; default the preset's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub planes_per_die: Option<u32>,
+    /// Flash pages per erase block; default the preset's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pages_per_block: Option<u32>,
     /// Flash page size in KiB (multiple of 4).
@@ -107,7 +112,7 @@ pub struct DeviceSection {
     pub pcie_mbps: Option<u64>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FtlSection {
     /// Mapping scheme: "page" (default).
@@ -128,7 +133,7 @@ pub struct FtlSection {
     pub streams: Option<u32>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostSection {
     /// CPU time to submit one I/O, in ns (default 2000).
@@ -151,7 +156,7 @@ pub struct HostSection {
     pub dirty_expire_s: Option<f64>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PreconditionSection {
     /// Fraction of the capacity written sequentially first (0..=1, default 0).
@@ -167,9 +172,10 @@ pub struct PreconditionSection {
     pub dummy_tail: Option<f64>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JobSection {
+    /// Job name in reports (default job0, job1, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// fio rw: read, write, randread, randwrite, rw/readwrite, randrw (default randwrite).
@@ -236,7 +242,7 @@ pub struct JobSection {
     pub replay_no_stall: Option<bool>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FsSection {
     /// Filesystem: "f2fs" (default), "d2fs" (F2FS with device-driven GC:
@@ -295,12 +301,13 @@ pub struct FsSection {
     /// 4096 pages; default 4096 x volume_scale).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_nodes_pages: Option<u64>,
-    /// sysfs gc_min_sleep_time, gc_max_sleep_time, gc_no_gc_sleep_time in
-    /// ms (defaults 30000, 60000, 300000).
+    /// sysfs gc_min_sleep_time in ms (default 30000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_min_sleep_time: Option<u64>,
+    /// sysfs gc_max_sleep_time in ms (default 60000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_max_sleep_time: Option<u64>,
+    /// sysfs gc_no_gc_sleep_time in ms (default 300000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_no_gc_sleep_time: Option<u64>,
     /// sysfs gc_idle: 0 (default: background GC by cost-benefit), 1
@@ -348,7 +355,7 @@ pub struct FsSection {
     pub daemon_interval_ms: Option<f64>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LimitsSection {
     /// Cap on simulated time, seconds (default 86400).
@@ -359,7 +366,7 @@ pub struct LimitsSection {
     pub max_events: Option<u64>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSection {
     /// Width of throughput time-series buckets in ms (default 100).

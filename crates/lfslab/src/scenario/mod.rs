@@ -5,6 +5,7 @@ mod builtin;
 mod error;
 mod file;
 mod overrides;
+pub mod schema;
 
 pub use builtin::{builtin, builtin_summary, BUILTIN_NAMES};
 pub use error::ScenarioError;
