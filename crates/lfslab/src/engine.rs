@@ -104,6 +104,10 @@ const FS_SIMPLIFICATIONS: [&str; 5] = [
     "filesystem: lock wait totals cover the whole run (layout included); FS, FTL and page-cache counters cover the measured phase",
 ];
 
+const INTERVAL_SIMPLIFICATIONS: [&str; 1] = [
+    "interval mapping: lookups and new entries cost no firmware time (only compaction does); iplfs.txt gives their cost only relative to page mapping (88% longer lookups, 3.3x longer inserts) and reports end-to-end read and write latency almost identical to page mapping's",
+];
+
 const D2FS_SIMPLIFICATIONS: [&str; 6] = [
     "d2fs: the upcall handler runs on its own simulated thread but its filemap/SIT/SSA updates take effect at the next filesystem entry after the UPCALL-flagged completion",
     "d2fs: blocks the last checkpoint still references are discarded right after the next checkpoint (F2FS add_discard_addrs), others at invalidation; the paper discards all at invalidation, which would let a crash recover erased blocks",
@@ -405,6 +409,9 @@ impl Run {
         let mut simplifications: Vec<String> = SIMPLIFICATIONS.iter().map(|s| s.to_string()).collect();
         if fs_report.is_some() {
             simplifications.extend(FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
+        }
+        if s.ssd.ftl.mapping.starts_with("interval") {
+            simplifications.extend(INTERVAL_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
         }
         let d2fs = match (&self.stack, &self.coupled_before, s.fs.as_ref().and_then(|f| f.coupled.as_ref())) {
             (Stack::Fs { fs, .. }, Some(before), Some(cc)) if !cc.zoned => {
