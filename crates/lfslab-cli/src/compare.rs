@@ -89,10 +89,7 @@ pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Desi
         compare::CompareError::Scenario { design, error } => {
             anyhow::Error::new(Usage(format!("design {design}: {}", error.with_overrides(&o.set))))
         }
-        compare::CompareError::Run {
-            error: lfslab::engine::RunError::Aged(_) | lfslab::engine::RunError::Memory(_),
-            ..
-        } => anyhow::Error::new(Usage(e.to_string())),
+        compare::CompareError::Run { ref error, .. } if error.is_bad_input() => anyhow::Error::new(Usage(e.to_string())),
         e => anyhow::Error::new(e),
     })?;
     if bar.is_some() {
@@ -127,11 +124,6 @@ pub fn compare_cmd(o: &Options) -> anyhow::Result<bool> {
     let designs = compare::designs_by_name(&o.designs).map_err(|e| Usage(e.to_string()))?;
     if designs.is_empty() {
         bail!(Usage("--designs names no design".into()));
-    }
-    for (i, d) in designs.iter().enumerate() {
-        if designs[..i].iter().any(|e| e.name == d.name) {
-            bail!(Usage(format!("--designs names {} twice; each design's files would overwrite the other's", d.name)));
-        }
     }
     let dir = o.out.clone().unwrap_or_else(|| default_out(&o.workload));
     check_outputs(&dir, o)?;

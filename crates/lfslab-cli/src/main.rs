@@ -190,7 +190,7 @@ fn run_cli(cli: Cli) -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-            let json_file = if json_stdout { None } else { json.clone() };
+            let json_file = if json_stdout { None } else { json };
             let outputs = [("--json", &json_file), ("--csv", &csv), ("--regions-csv", &regions_csv), ("--save-aged", &save_aged)];
             for (flag, p) in outputs {
                 if let Some(e) = p.as_deref().and_then(|p| check_output_file(flag, p).err()) {
@@ -199,17 +199,13 @@ fn run_cli(cli: Cli) -> ExitCode {
                 }
             }
             let aged = engine::AgedPaths { from: from_aged, save: save_aged };
-            match run_and_write(s, json.as_deref(), csv.as_deref(), regions_csv.as_deref(), &aged) {
+            match run_and_write(s, json_stdout, json_file.as_deref(), csv.as_deref(), regions_csv.as_deref(), &aged) {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::from(1),
                 Err(e) => {
                     eprintln!("error: {e:#}");
-                    // An aged state that does not fit is bad input, not a failed run.
-                    let aged = matches!(
-                        e.downcast_ref::<engine::RunError>(),
-                        Some(engine::RunError::Aged(_) | engine::RunError::Memory(_))
-                    );
-                    ExitCode::from(if aged { 2 } else { 1 })
+                    let bad_input = e.downcast_ref::<engine::RunError>().is_some_and(engine::RunError::is_bad_input);
+                    ExitCode::from(if bad_input { 2 } else { 1 })
                 }
             }
         }
@@ -300,9 +296,11 @@ fn exit_of(r: anyhow::Result<bool>) -> ExitCode {
     }
 }
 
-/// Returns Ok(false) when the run finished but the data oracle found mismatches.
+/// Returns Ok(false) when the run finished but the data oracle found
+/// mismatches. `json_stdout`: the JSON report replaces the text on stdout.
 fn run_and_write(
     s: Scenario,
+    json_stdout: bool,
     json: Option<&Path>,
     csv: Option<&Path>,
     regions: Option<&Path>,
@@ -315,12 +313,12 @@ fn run_and_write(
     if shown {
         eprintln!();
     }
-    if json == Some(Path::new("-")) {
+    if json_stdout {
         outln!("{}", report.to_json());
     } else {
         out!("{}", report.to_text());
     }
-    if let Some(p) = json.filter(|p| *p != Path::new("-")) {
+    if let Some(p) = json {
         std::fs::write(p, report.to_json()).with_context(|| format!("cannot write JSON report to {}", p.display()))?;
     }
     if let Some(p) = csv {
@@ -366,15 +364,17 @@ pub fn memory_available() -> Option<u64> {
     if let Some(mib) = std::env::var("LFSLAB_MEMORY_MIB").ok().and_then(|v| v.parse::<u64>().ok()) {
         return Some(mib << 20);
     }
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    proc_kib_field("/proc/meminfo", "MemAvailable:")
 }
 
 fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    proc_kib_field("/proc/self/status", "VmHWM:")
+}
+
+/// A "Key: N kB" line of a /proc file, in bytes.
+fn proc_kib_field(file: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }

@@ -40,6 +40,14 @@ impl std::fmt::Display for RunError {
 }
 impl std::error::Error for RunError {}
 
+impl RunError {
+    /// The run was refused before it could start (an aged state that does
+    /// not fit, a run too large for memory): bad input, not a failed run.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, RunError::Aged(_) | RunError::Memory(_))
+    }
+}
+
 impl<E: std::fmt::Display> From<DriverError<E>> for RunError {
     fn from(e: DriverError<E>) -> Self {
         match e {

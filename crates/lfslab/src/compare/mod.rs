@@ -24,8 +24,9 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug)]
 pub enum CompareError {
-    /// A design name that does not exist; lists the valid ones.
-    UnknownDesign(String),
+    /// A design name that does not exist (lists the valid ones), or one
+    /// named twice (its output files would overwrite each other).
+    BadDesignList(String),
     Scenario {
         design: String,
         error: ScenarioError,
@@ -39,7 +40,7 @@ pub enum CompareError {
 impl std::fmt::Display for CompareError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CompareError::UnknownDesign(m) => f.write_str(m),
+            CompareError::BadDesignList(m) => f.write_str(m),
             CompareError::Scenario { design, error } => write!(f, "design {design}: {error}"),
             CompareError::Run { design, error } => write!(f, "design {design}: {error}"),
         }
@@ -49,13 +50,18 @@ impl std::error::Error for CompareError {}
 
 /// Resolve design names (comma-separated in the CLI).
 pub fn designs_by_name(names: &[String]) -> Result<Vec<&'static Design>, CompareError> {
+    if let Some(n) = names.iter().enumerate().find_map(|(i, n)| names[..i].contains(n).then_some(n)) {
+        return Err(CompareError::BadDesignList(format!(
+            "--designs names {n} twice; each design's files would overwrite the other's"
+        )));
+    }
     names
         .iter()
         .map(|n| {
             DESIGNS.iter().find(|d| d.name == n.as_str()).ok_or_else(|| {
                 let valid: Vec<&str> = DESIGNS.iter().map(|d| d.name).collect();
                 let planned = if PLANNED.contains(&n.as_str()) { " (planned, not built yet)" } else { "" };
-                CompareError::UnknownDesign(format!("unknown design {n:?}{planned}; valid: {}", valid.join(", ")))
+                CompareError::BadDesignList(format!("unknown design {n:?}{planned}; valid: {}", valid.join(", ")))
             })
         })
         .collect()
