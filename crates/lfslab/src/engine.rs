@@ -106,7 +106,7 @@ const SIMPLIFICATIONS: [&str; 4] = [
 ];
 
 const FS_SIMPLIFICATIONS: [&str; 5] = [
-    "filesystem: one flat directory; node blocks are always cached in memory (GC reads data and SSA blocks, not nodes)",
+    "filesystem: node blocks are always cached in memory (GC reads data and SSA blocks, not nodes); lookups hit the dcache; directory hashing uses FNV-1a, not F2FS's TEA hash, and counts free dentry slots, not contiguous runs; files are whole 4 KiB blocks (no inline data)",
     "filesystem: f2fs_balance_fs_bg's checkpoint triggers are checked after every operation (the kernel checks from the GC thread and node writeback); excess_dirty_threshold counts node pages only; the discard thread issues the 50 ms rounds since its last look together",
     "filesystem: background GC migrates a victim synchronously (the kernel dirties its pages for writeback); has_not_enough_free_secs uses the pre-5.16 form",
     "filesystem: crash recovery (checkpoint + roll-forward of fsync'd inodes) is checked by F2fs::crash_check against a power-loss-protected device; runs do not remount and continue after a crash",
@@ -229,11 +229,11 @@ impl Run {
             }
             Stack::Fs { fs, files, before, cache_before } => {
                 let (set, mut t) =
-                    workload::layout_files(fs, &self.scenario.jobs, &prng, self.now, self.progress.as_ref())
+                    workload::layout_files(&mut **fs, &self.scenario.jobs, &prng, self.now, self.progress.as_ref())
                         .map_err(|e| RunError::Fs(format!("laying out files: {e}")))?;
                 if self.scenario.precondition.random_overwrite > 0.0 {
                     t = workload::age_files(
-                        fs,
+                        &mut **fs,
                         &set,
                         self.scenario.precondition.random_overwrite,
                         &prng,
@@ -286,7 +286,7 @@ impl Run {
             Stack::Fs { fs, files, .. } => {
                 let set = files.as_ref().expect("precondition() lays out the files first");
                 let direct = s.jobs.iter().flat_map(|j| (0..j.numjobs).map(|_| j.direct)).collect();
-                let mut target = FsTarget { fs, files: set, direct };
+                let mut target = FsTarget { fs: &mut **fs, files: set, direct };
                 workload::run(&mut target, &s.jobs, &wrng, &cfg)?
             }
         };

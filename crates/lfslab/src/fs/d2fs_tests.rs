@@ -73,7 +73,7 @@ pub(super) fn fio_like_sized(
     mut hook: impl FnMut(&mut F2fs<Ssd>, SimTime, usize),
 ) -> F2fs<Ssd> {
     let mut rng = SimRng::new(seed);
-    let (ino, mut t) = fs.create(SimTime::ZERO).unwrap();
+    let (ino, mut t) = fs.create(SimTime::ZERO, fs.root(), "f").unwrap();
     let tag = |n: u64, off: u64| crate::oracle::DataTag(n).block(off);
     for off in (0..size).step_by(256) {
         let n = 256.min(size - off);

@@ -6,11 +6,13 @@
 //! `host::SimMutex`), so a writer that runs into foreground GC waits behind
 //! the GC lock exactly as long as the collection takes.
 //!
-//! Simplified, and said so in reports: no page cache yet (all file I/O is
-//! direct), one flat directory whose dentry block is rewritten on
-//! create/unlink, node pages are always cached in memory (GC reads data
-//! blocks and SSA blocks from the device, not node blocks), no roll-forward
-//! recovery yet.
+//! Directories, orphans, rename and fallocate are in `namespace.rs` and
+//! `dir.rs`; the VFS trait in `vfs.rs`.
+//!
+//! Simplified, and said so in reports: node pages are always cached in
+//! memory (GC reads data blocks and SSA blocks from the device, not node
+//! blocks); lookups and stat are dcache hits; files are whole 4 KiB blocks,
+//! so inline data (files under 3,488 bytes) never arises.
 
 use super::config::{DiscardPolicy, FsConfig, FsMode, IpuPolicy};
 use super::layout::{Layout, LayoutError, BLOCKS_PER_SEG};
@@ -23,11 +25,15 @@ use crate::nvme::BlockDevice;
 use crate::oracle::{DataTag, Fingerprint, OracleStats};
 use crate::sim::{mix64, SimDuration, SimTime};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 mod background;
 mod d2fs;
+mod dir;
 mod iplfs;
+mod namespace;
+mod vfs;
+use dir::Dir;
 pub use background::{default_reclaim_segments, MAX_RECLAIM_PREFREE_SEGMENTS};
 pub use d2fs::RegionSample;
 
@@ -148,7 +154,34 @@ struct FileState {
     /// kept only while crash recovery is tracked (`track_recovery`).
     committed: Vec<u32>,
     created_since_cp: bool,
+    /// Entries of a directory; None for a regular file.
+    dir: Option<Box<Dir>>,
+    /// Open file descriptions; a file unlinked while open lives until the last close.
+    opens: u32,
+    /// Unlinked while open: an orphan inode until its last close.
+    orphan: bool,
 }
+
+impl FileState {
+    fn new(dir: Option<Box<Dir>>) -> Self {
+        FileState {
+            size_blocks: 0,
+            synced_size: 0,
+            expected: Vec::new(),
+            committed: Vec::new(),
+            created_since_cp: true,
+            dir,
+            opens: 0,
+            orphan: false,
+        }
+    }
+}
+
+/// `expected` of a block fallocate reserved and nobody wrote (F2FS NEW_ADDR):
+/// it reads as zeros. Fingerprints have the top bit clear, so this is none.
+const UNWRITTEN: u32 = 0x8000_0000;
+/// Orphan inode entries per checkpoint orphan block (`F2FS_ORPHANS_PER_BLOCK`).
+const ORPHANS_PER_BLOCK: u64 = 1020;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FsError {
@@ -157,6 +190,18 @@ pub enum FsError {
     NoSpace,
     OutOfNodeIds,
     Unsupported(&'static str),
+    /// A name that is already taken (EEXIST).
+    Exists(String),
+    /// No such name in the directory (ENOENT).
+    NotFound(String),
+    NotDir(Ino),
+    IsDir(Ino),
+    /// rmdir/rename over a directory that still has entries (ENOTEMPTY).
+    NotEmpty(Ino),
+    /// Empty, longer than 255 bytes, or containing '/' or NUL.
+    BadName(String),
+    /// The directory's hash table is at its deepest level (ENOSPC).
+    DirFull(Ino),
 }
 
 impl std::fmt::Display for FsError {
@@ -167,6 +212,13 @@ impl std::fmt::Display for FsError {
             FsError::NoSpace => write!(f, "no space left on the filesystem"),
             FsError::OutOfNodeIds => write!(f, "out of node ids"),
             FsError::Unsupported(what) => write!(f, "{what} is not supported"),
+            FsError::Exists(n) => write!(f, "'{n}' already exists"),
+            FsError::NotFound(n) => write!(f, "no entry named '{n}'"),
+            FsError::NotDir(i) => write!(f, "inode {i} is not a directory"),
+            FsError::IsDir(i) => write!(f, "inode {i} is a directory"),
+            FsError::NotEmpty(i) => write!(f, "directory {i} is not empty"),
+            FsError::BadName(n) => write!(f, "'{n}' is not a valid file name (1 to 255 bytes, no '/' or NUL)"),
+            FsError::DirFull(i) => write!(f, "directory {i} has no room left in its hash table"),
         }
     }
 }
@@ -196,8 +248,11 @@ pub struct F2fs<D: BlockDevice> {
     nm: NodeManager,
     files: BTreeMap<Ino, FileState>,
     root: Ino,
-    dentry_blk: Option<u64>,
-    dentry_dirty: bool,
+    /// Dentry blocks (directory, block index) changed since written; the
+    /// checkpoint writes them (`f2fs_sync_dirty_inodes(DIR_INODE)`).
+    dirty_dentries: BTreeSet<(Ino, u64)>,
+    /// Orphan inodes (unlinked, still open): orphan blocks in the CP pack.
+    orphans: u64,
     /// SSA in memory: per main block, (owner nid << 32 | ofs in node or NODE_OFS).
     owner: super::chunked::Chunked<u64>,
     stats: FsStats,
@@ -280,8 +335,8 @@ impl<D: BlockDevice> F2fs<D> {
             cfg,
             files: BTreeMap::new(),
             root,
-            dentry_blk: None,
-            dentry_dirty: true,
+            dirty_dentries: BTreeSet::new(),
+            orphans: 0,
             owner: super::chunked::Chunked::new(main_blocks, 0),
             stats: FsStats::default(),
             oracle: OracleStats::default(),
@@ -304,6 +359,7 @@ impl<D: BlockDevice> F2fs<D> {
             iplfs_discards: std::collections::BTreeMap::new(),
             iplfs_pending: 0,
         };
+        fs.files.insert(root, FileState::new(Some(Box::new(Dir::new()))));
         fs.sm.set_max_victim_search(fs.cfg.tuning.max_victim_search.max(1));
         if let Some(d) = &fs.d2fs {
             fs.sm.reserve_device_region(d.gc_first_sec);
@@ -365,10 +421,9 @@ impl<D: BlockDevice> F2fs<D> {
         (self.nm.dirty_count() as u64).div_ceil(self.layout.blocks_per_sec()) as u32
     }
 
-    /// Sections the dirty dentry pages need (one flat directory: its one
-    /// block when dirty).
+    /// Sections the dirty dentry pages need (`get_blocktype_secs(F2FS_DIRTY_DENTS)`).
     fn dent_secs(&self) -> u32 {
-        self.dentry_dirty as u32
+        (self.dirty_dentries.len() as u64).div_ceil(self.layout.blocks_per_sec()) as u32
     }
 
     /// F2FS `has_not_enough_free_secs` (node and twice the dentry sections
@@ -491,7 +546,8 @@ impl<D: BlockDevice> F2fs<D> {
     fn node_log(&self, nid: Nid) -> LogType {
         match self.nm.node(nid).kind {
             NodeKind::Indirect => LogType::ColdNode,
-            _ if self.nm.node(nid).ino == self.root => LogType::HotNode,
+            // set_cold_node: directory dnodes are hot, file dnodes warm.
+            _ if self.is_dir(self.nm.node(nid).ino) => LogType::HotNode,
             _ => LogType::WarmNode,
         }
     }
@@ -520,19 +576,32 @@ impl<D: BlockDevice> F2fs<D> {
         Ok(self.submit_writes_stream(at, &w, 1))
     }
 
-    fn write_dentry(&mut self, at: SimTime) -> Result<SimTime, FsError> {
-        if !self.dentry_dirty {
-            return Ok(at);
+    /// Write the dirty dentry blocks of `dir` (every directory if None), out
+    /// of place in the hot data log (`f2fs_should_update_outplace`: never
+    /// IPU for directories).
+    fn write_dentries(&mut self, at: SimTime, dir: Option<Ino>) -> Result<SimTime, FsError> {
+        let blocks: Vec<(Ino, u64)> = match dir {
+            None => std::mem::take(&mut self.dirty_dentries).into_iter().collect(),
+            Some(d) => {
+                let mine: Vec<(Ino, u64)> = self.dirty_dentries.range((d, 0)..=(d, u64::MAX)).copied().collect();
+                mine.iter().for_each(|k| {
+                    self.dirty_dentries.remove(k);
+                });
+                mine
+            }
+        };
+        let mut done = at;
+        let mut i = 0;
+        while i < blocks.len() {
+            let d = blocks[i].0;
+            let n = blocks[i..].iter().take_while(|b| b.0 == d).count();
+            let tag = DataTag(mix64(self.cp_version ^ mix64(d as u64 ^ 0xD1E)));
+            let pages: Vec<(u64, Fingerprint)> = blocks[i..i + n].iter().map(|&(_, idx)| (idx, tag.block(idx))).collect();
+            self.note_dentry_blocks(d, &pages);
+            done = done.max(self.commit_pages(at, d, &pages, WriteKind::Writeback)?);
+            i += n;
         }
-        let blk = self.alloc(LogType::HotData, at)?;
-        if let Some(old) = self.dentry_blk.replace(blk) {
-            self.invalidate_host(old);
-        }
-        let i = self.main_index(blk);
-        self.owner[i] = (self.root as u64) << 32; // the root dentry block: offset 0
-        self.dentry_dirty = false;
-        self.stats.data_write_blocks += 1;
-        Ok(self.submit_writes(at, &[(blk, meta_fp(2, self.root as u64, blk))]))
+        Ok(done)
     }
 
     // ---- checkpoint -----------------------------------------------------------
@@ -551,7 +620,7 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     fn checkpoint_locked(&mut self, start: SimTime) -> SimTime {
-        let mut t = self.write_dentry(start).expect("checkpoint reserve covers the dentry");
+        let mut t = self.write_dentries(start, None).expect("checkpoint reserve covers dirty dentries");
         let dirty = self.nm.take_dirty();
         t = t.max(self.write_nodes(start, &dirty).expect("checkpoint reserve covers dirty nodes"));
         t = t.max(self.write_closed_summaries(start));
@@ -589,7 +658,9 @@ impl<D: BlockDevice> F2fs<D> {
         // Everything before the pack must be durable, then the pack, then flush.
         t = self.dev.flush(t);
         let pack = self.layout.cp_blkaddr + copy * BLOCKS_PER_SEG as u64;
-        let pack_blks: Vec<u64> = (pack..pack + CP_PACK_BLOCKS).collect();
+        // Orphan blocks sit between the header and the summaries (write_orphan_inodes).
+        let pack_len = CP_PACK_BLOCKS + self.orphans.div_ceil(ORPHANS_PER_BLOCK);
+        let pack_blks: Vec<u64> = (pack..pack + pack_len).collect();
         t = self.write_meta(t, &pack_blks, 6);
         t = self.dev.flush(t);
         let sec_blocks = self.layout.blocks_per_sec() as u32;
@@ -749,12 +820,8 @@ impl<D: BlockDevice> F2fs<D> {
                 for (k, &b) in blocks.iter().enumerate() {
                     let own = self.owner[self.main_index(b)];
                     let nid = (own >> 32) as Nid;
-                    let cached = if nid == self.root {
-                        None
-                    } else {
-                        let node = self.nm.node(nid);
-                        self.cache.peek_clean(node.ino, node.start_off + (own as u32) as u64)
-                    };
+                    let node = self.nm.node(nid);
+                    let cached = self.cache.peek_clean(node.ino, node.start_off + (own as u32) as u64);
                     match cached {
                         Some(fp) => data[k] = Some(Fingerprint(fp)),
                         None => {
@@ -779,14 +846,9 @@ impl<D: BlockDevice> F2fs<D> {
                             return Err(e);
                         }
                     };
-                    let nid = (own >> 32) as Nid;
-                    if nid == self.root {
-                        self.dentry_blk = Some(new);
-                    } else {
-                        let slot = DnodeSlot { nid, ofs: own as u32 };
-                        let prev = self.nm.set_addr(slot, new as u32);
-                        assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
-                    }
+                    let slot = DnodeSlot { nid: (own >> 32) as Nid, ofs: own as u32 };
+                    let prev = self.nm.set_addr(slot, new as u32);
+                    assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
                     self.sm.invalidate(old);
                     let i = self.main_index(new);
                     self.owner[i] = own;
@@ -802,19 +864,11 @@ impl<D: BlockDevice> F2fs<D> {
 
     // ---- file operations ------------------------------------------------------
 
-    pub fn create(&mut self, now: SimTime) -> Result<(Ino, SimTime), FsError> {
-        let t = self.balance_fs(now)?;
-        let t = self.cp_rwsem.read_from(t) + self.cpu(1);
-        let ino = self.nm.new_inode().ok_or(FsError::OutOfNodeIds)?;
-        self.files.insert(ino, FileState { size_blocks: 0, synced_size: 0, expected: Vec::new(), committed: Vec::new(), created_since_cp: true });
-        self.nm.mark_dirty(self.root);
-        self.dentry_dirty = true;
-        self.cp_rwsem.read_until(t);
-        Ok((ino, t))
-    }
-
     fn check_write(&self, ino: Ino, off: u64, n: u64) -> Result<(), FsError> {
         let f = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?;
+        if f.dir.is_some() {
+            return Err(FsError::IsDir(ino));
+        }
         if off + n > MAX_FILE_BLOCKS {
             return Err(FsError::TooLarge { ino, blocks: off + n });
         }
@@ -857,9 +911,13 @@ impl<D: BlockDevice> F2fs<D> {
     /// in place when the IPU policy says so, else a new block in the warm
     /// data log; `pages` are (file offset, content), issued in order.
     fn commit_pages(&mut self, t: SimTime, ino: Ino, pages: &[(u64, Fingerprint)], kind: WriteKind) -> Result<SimTime, FsError> {
-        let ipu = self.should_ipu(kind);
+        // __get_segment_type_6: dentry blocks go to the hot data log and are
+        // never updated in place (f2fs_should_update_outplace).
+        let is_dir = self.is_dir(ino);
+        let log = if is_dir { LogType::HotData } else { LogType::WarmData };
+        let ipu = !is_dir && self.should_ipu(kind);
         let hold = SimDuration(self.cfg.costs.alloc_ns * pages.len() as u64);
-        let (_, t) = self.curseg_lock[LogType::WarmData.index()].hold(t, hold);
+        let (_, t) = self.curseg_lock[log.index()].hold(t, hold);
         let mut w = Vec::with_capacity(pages.len());
         for &(off, fp) in pages {
             // On an error, the pages placed so far are still written, so no
@@ -876,7 +934,7 @@ impl<D: BlockDevice> F2fs<D> {
                 self.stats.ipu_blocks += 1;
                 old as u64
             } else {
-                let new = match self.alloc(LogType::WarmData, t) {
+                let new = match self.alloc(log, t) {
                     Ok(b) => b,
                     Err(e) => {
                         self.submit_writes(t, &w);
@@ -894,7 +952,7 @@ impl<D: BlockDevice> F2fs<D> {
             w.push((blk, fp));
         }
         self.stats.data_write_blocks += pages.len() as u64;
-        if let Some(r) = &mut self.recovery {
+        if let Some(r) = self.recovery.as_mut().filter(|_| !is_dir) {
             let f = self.files.get_mut(&ino).expect("committing pages of a live file");
             for &(off, fp) in pages {
                 if f.committed.len() <= off as usize {
@@ -1016,7 +1074,11 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     fn read_file(&mut self, now: SimTime, ino: Ino, off: u64, n: u64, buffered: bool) -> Result<SimTime, FsError> {
-        let size = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.size_blocks;
+        let f = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?;
+        if f.dir.is_some() {
+            return Err(FsError::IsDir(ino));
+        }
+        let size = f.size_blocks;
         self.last_req = now;
         // O_DIRECT reads see dirty cached data only after it is written back
         // (filemap_write_and_wait_range).
@@ -1079,7 +1141,7 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     fn check(&mut self, ino: Ino, off: u64, got: Option<Fingerprint>) {
-        let want = self.files[&ino].expected.get(off as usize).copied().unwrap_or(0);
+        let want = self.files[&ino].expected.get(off as usize).copied().filter(|&e| e != UNWRITTEN).unwrap_or(0);
         self.oracle.blocks_checked_count += 1;
         if got.map_or(0, |f| f.0) != want {
             self.oracle.mismatches_count += 1;
@@ -1112,6 +1174,8 @@ impl<D: BlockDevice> F2fs<D> {
         } else {
             WriteKind::Writeback
         };
+        // A directory's dirty dentry blocks go first (file_write_and_wait_range).
+        let t = if self.is_dir(ino) { self.write_dentries(t, Some(ino))? } else { t };
         let (t, _) = self.writeback_pages(t, ino, usize::MAX, kind)?;
         self.files.get_mut(&ino).expect("checked").synced_size = self.files[&ino].size_blocks;
         if created {
@@ -1149,7 +1213,11 @@ impl<D: BlockDevice> F2fs<D> {
 
     /// Shrink (or extend with a hole) to `blocks`.
     pub fn truncate(&mut self, now: SimTime, ino: Ino, blocks: u64) -> Result<SimTime, FsError> {
-        let size = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.size_blocks;
+        let f = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?;
+        if f.dir.is_some() {
+            return Err(FsError::IsDir(ino));
+        }
+        let size = f.size_blocks;
         let t0 = self.balance_fs(now)?;
         let t = self.cp_rwsem.read_from(t0) + self.cpu(size.saturating_sub(blocks));
         for o in blocks..size {
@@ -1171,27 +1239,6 @@ impl<D: BlockDevice> F2fs<D> {
             r.on_touch(ino, blocks, size);
         }
         self.nm.mark_dirty(ino);
-        self.cp_rwsem.read_until(t);
-        self.d2fs_after_op(t);
-        Ok(t)
-    }
-
-    pub fn unlink(&mut self, now: SimTime, ino: Ino) -> Result<SimTime, FsError> {
-        let size = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?.size_blocks;
-        let t = self.truncate(now, ino, 0)?;
-        let _ = size;
-        let t = self.cp_rwsem.read_from(t) + self.cpu(1);
-        for nid in self.nm.nodes_of(ino) {
-            let a = self.nm.nat_addr(nid);
-            if a != NULL_ADDR {
-                self.invalidate_host(a as u64);
-            }
-            self.nm.remove(nid);
-        }
-        self.files.remove(&ino);
-        self.cache.drop_range(ino, 0, u64::MAX);
-        self.nm.mark_dirty(self.root);
-        self.dentry_dirty = true;
         self.cp_rwsem.read_until(t);
         self.d2fs_after_op(t);
         Ok(t)
@@ -1228,12 +1275,6 @@ impl<D: BlockDevice> F2fs<D> {
                 }
             }
         }
-        for nid in self.nm.nodes_of(self.root) {
-            if self.nm.nat_addr(nid) != NULL_ADDR {
-                live += 1;
-            }
-        }
-        live += self.dentry_blk.is_some() as u64;
         if live != self.sm.valid_blocks_total() {
             return Err(format!("{live} live blocks reachable but the SIT counts {}", self.sm.valid_blocks_total()));
         }

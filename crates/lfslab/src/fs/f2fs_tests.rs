@@ -7,7 +7,7 @@ use crate::nand::{Geometry, Preset};
 use crate::oracle::{DataTag, Fingerprint};
 use crate::sim::{SimDuration, SimRng, SimTime};
 
-fn ssd(capacity_mib: u64) -> Ssd {
+pub(super) fn ssd(capacity_mib: u64) -> Ssd {
     let geometry = Geometry {
         channels: 2,
         chips_per_channel: 2,
@@ -39,7 +39,7 @@ pub(super) fn ssd_config(geometry: Geometry, logical_pages: u64) -> SsdConfig {
     }
 }
 
-fn content(tag: u64, n: usize) -> Vec<Fingerprint> {
+pub(super) fn content(tag: u64, n: usize) -> Vec<Fingerprint> {
     (0..n as u64).map(|i| DataTag(tag).block(i)).collect()
 }
 
@@ -59,17 +59,24 @@ fn stress_with(seed: u64, mut cfg: FsConfig, ops: usize, hook: impl FnMut(&mut F
 pub(super) fn stress_on(seed: u64, mut fs: F2fs<Ssd>, ops: usize, mut hook: impl FnMut(&mut F2fs<Ssd>, SimTime, usize)) -> F2fs<Ssd> {
     let mut rng = SimRng::new(seed);
     let mut t = SimTime::ZERO;
-    let mut files: Vec<Ino> = Vec::new();
+    // (directory, name, inode) of each live file; files go in the root or one subdirectory.
+    let mut files: Vec<(Ino, String, Ino)> = Vec::new();
+    let root = fs.root();
+    let (sub, t0) = fs.mkdir(t, root, "sub").unwrap();
+    t = t0;
     let max_off = 2_500u64;
     for n in 0..ops {
         let r = rng.below(100);
         if files.is_empty() || (r < 4 && files.len() < 6) {
-            let (ino, t2) = fs.create(t).unwrap();
-            files.push(ino);
+            let dir = if rng.below(2) == 0 { root } else { sub };
+            let name = format!("f{n}");
+            let (ino, t2) = fs.create(t, dir, &name).unwrap();
+            files.push((dir, name, ino));
             t = t2;
             continue;
         }
-        let ino = files[rng.below(files.len() as u64) as usize];
+        let k = rng.below(files.len() as u64) as usize;
+        let ino = files[k].2;
         t = match r {
             0..=44 => {
                 let len = 1 + rng.below(32) as usize;
@@ -95,11 +102,38 @@ pub(super) fn stress_on(seed: u64, mut fs: F2fs<Ssd>, ops: usize, mut hook: impl
                 fs.truncate(t, ino, size / 2).unwrap()
             }
             93 if files.len() > 1 => {
-                files.retain(|&f| f != ino);
-                fs.unlink(t, ino).unwrap()
+                let (dir, name, _) = files.remove(k);
+                if rng.below(2) == 0 {
+                    fs.unlink(t, dir, &name).unwrap()
+                } else {
+                    // Unlinked while open: an orphan until closed, readable meanwhile.
+                    let t = fs.open(t, ino).unwrap();
+                    let t = fs.unlink(t, dir, &name).unwrap();
+                    let t = fs.read(t, ino, 0, 8).unwrap();
+                    fs.close(t, ino).unwrap()
+                }
             }
             94 => fs.checkpoint(t),
-            95..=96 => fs.flusher(t + SimDuration::from_secs(1)).unwrap(),
+            95 => fs.flusher(t + SimDuration::from_secs(1)).unwrap(),
+            96 => {
+                // Rename to the other directory, sometimes over another file.
+                let (dir, name, _) = files[k].clone();
+                let to_dir = if dir == root { sub } else { root };
+                let over = files.iter().position(|f| f.0 == to_dir);
+                let to = match over.filter(|_| rng.below(4) == 0) {
+                    Some(j) => files[j].1.clone(),
+                    None => format!("r{n}"),
+                };
+                let t = fs.rename(t, dir, &name, to_dir, &to).unwrap();
+                files.retain(|f| !(f.0 == to_dir && f.1 == to));
+                let k = files.iter().position(|f| f.2 == ino).unwrap();
+                files[k] = (to_dir, to, ino);
+                t
+            }
+            97 => {
+                let off = rng.below(max_off);
+                fs.fallocate(t, ino, off, 1 + rng.below(16), rng.below(2) == 0).unwrap()
+            }
             _ => fs.on_idle(t + SimDuration::from_secs(1)).unwrap(),
         };
         if n % 500 == 0 {
@@ -107,7 +141,7 @@ pub(super) fn stress_on(seed: u64, mut fs: F2fs<Ssd>, ops: usize, mut hook: impl
         }
         hook(&mut fs, t, n);
     }
-    for &ino in &files {
+    for &(_, _, ino) in &files {
         let size = fs.file_size_blocks(ino).unwrap();
         t = fs.read(t, ino, 0, size).unwrap();
     }
@@ -121,7 +155,7 @@ fn lfs_mode_survives_gc_and_checkpoints() {
     let mut fg_gcs = 0;
     for seed in 0..4 {
         let cfg = FsConfig { mode: FsMode::Lfs, ..FsConfig::default() };
-        let fs = stress(seed, cfg, 6_000);
+        let fs = stress(seed, cfg, 12_000);
         let s = fs.stats();
         fg_gcs += s.gc_fg_count;
         assert!(s.checkpoints > 0);
@@ -185,7 +219,7 @@ fn same_seed_same_state() {
 #[test]
 fn random_updates_fragment_a_sequential_read() {
     let mut fs = F2fs::format(ssd(128), FsConfig { mode: FsMode::Lfs, ..FsConfig::default() }).unwrap();
-    let (ino, mut t) = fs.create(SimTime::ZERO).unwrap();
+    let (ino, mut t) = fs.create(SimTime::ZERO, fs.root(), "f").unwrap();
     let blocks = 4096u64;
     for chunk in 0..blocks / 256 {
         t = fs.write(t, ino, chunk * 256, &content(chunk + 1, 256)).unwrap();
@@ -211,7 +245,7 @@ fn random_updates_fragment_a_sequential_read() {
 fn errors_are_results() {
     let mut fs = F2fs::format(ssd(128), FsConfig::default()).unwrap();
     assert_eq!(fs.write(SimTime::ZERO, 999, 0, &content(1, 1)), Err(FsError::NoSuchFile(999)));
-    let (ino, t) = fs.create(SimTime::ZERO).unwrap();
+    let (ino, t) = fs.create(SimTime::ZERO, fs.root(), "f").unwrap();
     assert!(matches!(fs.write(t, ino, super::node::MAX_FILE_BLOCKS, &content(1, 1)), Err(FsError::TooLarge { .. })));
 }
 
@@ -261,11 +295,12 @@ proptest::proptest! {
         let mut fs = F2fs::format(ssd(128), cfg).unwrap();
         let mut t = SimTime::ZERO;
         let mut files: Vec<Ino> = Vec::new();
+        let root = fs.root();
         for (n, op) in ops.iter().enumerate() {
             let pick = |files: &Vec<Ino>, i: usize| files.get(i % files.len().max(1)).copied();
             t = match *op {
                 FsOp::Create => {
-                    let (ino, t2) = fs.create(t).unwrap();
+                    let (ino, t2) = fs.create(t, root, &format!("f{n}")).unwrap();
                     files.push(ino);
                     t2
                 }
@@ -302,7 +337,8 @@ proptest::proptest! {
                 FsOp::Unlink { file } => match pick(&files, file) {
                     Some(ino) => {
                         files.retain(|&f| f != ino);
-                        fs.unlink(t, ino).unwrap()
+                        let name = (0..n).map(|i| format!("f{i}")).find(|nm| fs.lookup(t, root, nm).unwrap().0 == Some(ino)).unwrap();
+                        fs.unlink(t, root, &name).unwrap()
                     }
                     None => t,
                 },

@@ -12,14 +12,18 @@ pub mod node;
 mod recovery;
 pub mod segment;
 pub mod victim;
+pub mod vfs;
 
 pub use config::{D2fsConfig, DiscardPolicy, FsConfig, FsCosts, FsMode, FsTuning, IpuPolicy};
 pub use f2fs::{default_reclaim_segments, F2fs, FsError, FsLockStats, FsStats, Ino, RegionSample, MAX_RECLAIM_PREFREE_SEGMENTS};
 pub use layout::Layout;
 pub use recovery::{CrashReport, Redo};
+pub use vfs::{FileStat, IoMode, Vfs};
 
 #[cfg(test)]
-mod f2fs_tests;
+pub(crate) mod f2fs_tests;
+#[cfg(test)]
+mod namespace_tests;
 #[cfg(test)]
 pub(crate) mod d2fs_tests;
 #[cfg(test)]

@@ -3,8 +3,7 @@
 
 use super::driver::{IoTarget, Op, OpKind, Phase, Progress, ProgressTick};
 use super::job::JobSpec;
-use crate::fs::{F2fs, FsError, Ino};
-use crate::nvme::BlockDevice;
+use crate::fs::{FsError, Ino, IoMode, Vfs};
 use crate::oracle::{DataTag, Fingerprint};
 use crate::sim::{mix64, SimRng, SimTime};
 use std::collections::BTreeMap;
@@ -33,8 +32,8 @@ fn tick(progress: Option<&Progress>, phase: Phase, done: u64, total: u64) {
     }
 }
 
-pub fn layout_files<D: BlockDevice>(
-    fs: &mut F2fs<D>,
+pub fn layout_files<V: Vfs>(
+    fs: &mut V,
     jobs: &[JobSpec],
     rng: &SimRng,
     start: SimTime,
@@ -46,15 +45,21 @@ pub fn layout_files<D: BlockDevice>(
     let mut files = Vec::new();
     let mut named: BTreeMap<&str, Ino> = BTreeMap::new();
     let mut tag = mix64(rng.fork("layout").next_u64());
+    let root = fs.root();
     for job in jobs {
-        for _ in 0..job.numjobs {
+        for clone in 0..job.numjobs {
             let mut mine = Vec::new();
-            for blocks in file_sizes(job) {
+            for (fileno, blocks) in file_sizes(job).into_iter().enumerate() {
                 let existing = job.filename.as_deref().and_then(|n| named.get(n).copied());
                 let ino = match existing {
                     Some(ino) => ino,
                     None => {
-                        let (ino, t2) = fs.create(t)?;
+                        // fio's default file name: jobname.jobnum.filenum.
+                        let name = match job.filename.as_deref() {
+                            Some(n) => n.to_string(),
+                            None => format!("{}.{clone}.{fileno}", job.name),
+                        };
+                        let (ino, t2) = fs.create(t, root, &name)?;
                         t = t2;
                         if let Some(n) = job.filename.as_deref() {
                             named.insert(n, ino);
@@ -63,12 +68,14 @@ pub fn layout_files<D: BlockDevice>(
                     }
                 };
                 // Lay out what is missing (a shared file grows to its largest user).
-                let mut off = fs.file_size_blocks(ino).expect("just created");
+                let (st, t2) = fs.stat(t, ino)?;
+                t = t2;
+                let mut off = st.size_blocks;
                 while off < blocks {
                     let n = 32.min(blocks - off);
                     tag = tag.wrapping_add(1);
                     let data: Vec<Fingerprint> = (0..n).map(|i| DataTag(tag).block(i)).collect();
-                    t = fs.write(t, ino, off, &data)?;
+                    t = fs.write(t, ino, off, &data, IoMode::Direct)?;
                     off += n;
                     laid += 1;
                     tick(progress, Phase::Layout, laid * 32, total);
@@ -82,8 +89,8 @@ pub fn layout_files<D: BlockDevice>(
 }
 
 /// Random 4 KiB overwrites of all laid-out files, `multiple` x their size.
-pub fn age_files<D: BlockDevice>(
-    fs: &mut F2fs<D>,
+pub fn age_files<V: Vfs>(
+    fs: &mut V,
     set: &FileSet,
     multiple: f64,
     rng: &SimRng,
@@ -93,7 +100,10 @@ pub fn age_files<D: BlockDevice>(
     let mut inos: Vec<Ino> = set.files.iter().flatten().copied().collect();
     inos.sort_unstable();
     inos.dedup();
-    let all: Vec<(Ino, u64)> = inos.into_iter().map(|i| (i, fs.file_size_blocks(i).expect("laid-out file exists"))).collect();
+    let mut all: Vec<(Ino, u64)> = Vec::with_capacity(inos.len());
+    for i in inos {
+        all.push((i, fs.stat(start, i)?.0.size_blocks));
+    }
     let total: u64 = all.iter().map(|f| f.1).sum();
     let mut r = rng.fork("age");
     let mut t = start;
@@ -104,38 +114,33 @@ pub fn age_files<D: BlockDevice>(
             .iter()
             .find_map(|&(i, s)| if x < s { Some((i, x)) } else { x -= s; None })
             .expect("x < total");
-        t = fs.write(t, ino, off, &[DataTag(mix64(k ^ 0xA6E)).block(off)])?;
+        t = fs.write(t, ino, off, &[DataTag(mix64(k ^ 0xA6E)).block(off)], IoMode::Direct)?;
         tick(progress, Phase::Aging, k + 1, n);
     }
     Ok(t)
 }
 
-pub struct FsTarget<'a, D: BlockDevice> {
-    pub fs: &'a mut F2fs<D>,
+pub struct FsTarget<'a, V: Vfs> {
+    pub fs: &'a mut V,
     pub files: &'a FileSet,
     /// Per clone: O_DIRECT or buffered.
     pub direct: Vec<bool>,
 }
 
-impl<D: BlockDevice> IoTarget for FsTarget<'_, D> {
+impl<V: Vfs> IoTarget for FsTarget<'_, V> {
     type Error = FsError;
 
     fn issue(&mut self, clone: usize, op: &Op, at: SimTime) -> Result<SimTime, FsError> {
         let ino = self.files.files[clone][op.file as usize];
-        let direct = self.direct[clone];
+        let mode = if self.direct[clone] { IoMode::Direct } else { IoMode::Buffered };
         match op.kind {
-            OpKind::Read if direct => self.fs.read(at, ino, op.off, op.blocks as u64),
-            OpKind::Read => self.fs.read_buffered(at, ino, op.off, op.blocks as u64),
+            OpKind::Read => self.fs.read(at, ino, op.off, op.blocks as u64, mode),
             OpKind::Write => {
                 let data: Vec<Fingerprint> = (0..op.blocks as u64).map(|i| DataTag(op.tag).block(i)).collect();
-                if direct {
-                    self.fs.write(at, ino, op.off, &data)
-                } else {
-                    self.fs.write_buffered(at, ino, op.off, &data)
-                }
+                self.fs.write(at, ino, op.off, &data, mode)
             }
-            OpKind::Sync => self.fs.fsync(at, ino),
-            OpKind::Datasync => self.fs.fdatasync(at, ino),
+            OpKind::Sync => self.fs.fsync(at, ino, false),
+            OpKind::Datasync => self.fs.fsync(at, ino, true),
             OpKind::Trim => Err(FsError::Unsupported("trim (hole punching) on files")),
         }
     }
@@ -148,17 +153,14 @@ impl<D: BlockDevice> IoTarget for FsTarget<'_, D> {
         }
         let files = &self.files.files[clone];
         if let Some(&ino) = files.get(later.file as usize) {
-            self.fs.prefetch_page(ino, later.off, 0);
+            self.fs.prefetch(ino, later.off, 0);
         }
         if let Some(&ino) = files.get(soon.file as usize) {
-            self.fs.prefetch_page(ino, soon.off, 1);
+            self.fs.prefetch(ino, soon.off, 1);
         }
     }
 
-    /// F2FS decides for itself when it is idle (`idle_interval` since the
-    /// last request), so its background work runs on every tick.
     fn tick(&mut self, now: SimTime) -> Result<(), FsError> {
-        self.fs.flusher(now)?;
-        self.fs.on_idle(now).map(|_| ())
+        self.fs.background(now)
     }
 }

@@ -222,8 +222,6 @@ impl<D: BlockDevice> F2fs<D> {
         if own as u32 == NODE_OFS {
             let prev = self.nm.set_nat(nid, new as u32);
             assert_eq!(prev as u64, old, "SSA says block {old} holds node {nid}, NAT says {prev}");
-        } else if nid == self.root && self.dentry_blk == Some(old) {
-            self.dentry_blk = Some(new);
         } else {
             let slot = DnodeSlot { nid, ofs: own as u32 };
             let prev = self.nm.set_addr(slot, new as u32);
