@@ -50,6 +50,47 @@ fn run_case(c: &Case) -> Result<(), String> {
 
 const CASES: &[Case] = &[
     Case {
+        name: "filebench-unknown-personality",
+        files: &[("s.toml", "{small}[fs]\nkind = \"f2fs\"\n[filebench]\npersonality = \"mailserver\"\n")],
+        args: &["run", "s.toml", "--quiet"],
+        code: 2,
+        words: &["filebench.personality", "mailserver", "fileserver, varmail, webserver"],
+    },
+    Case {
+        name: "filebench-without-fs",
+        files: &[("s.toml", "{small}[filebench]\npersonality = \"varmail\"\n")],
+        args: &["run", "s.toml", "--quiet"],
+        code: 2,
+        words: &["filebench", "[fs]"],
+    },
+    Case {
+        name: "filebench-and-jobs",
+        files: &[(
+            "s.toml",
+            "{small}[fs]\nkind = \"f2fs\"\n[filebench]\npersonality = \"varmail\"\n[[job]]\nrw = \"randwrite\"\nsize = \"16m\"\n",
+        )],
+        args: &["run", "s.toml", "--quiet"],
+        code: 2,
+        words: &["filebench", "not both"],
+    },
+    Case {
+        name: "filebench-fileset-too-big",
+        files: &[("s.toml", "{small}[fs]\nkind = \"f2fs\"\n[filebench]\npersonality = \"fileserver\"\nnfiles = 100000\n")],
+        args: &["run", "s.toml", "--quiet"],
+        code: 2,
+        words: &["filebench.nfiles", "100000", "MiB"],
+    },
+    Case {
+        name: "filebench-bad-size-and-unknown-key",
+        files: &[
+            ("a.toml", "{small}[fs]\nkind = \"f2fs\"\n[filebench]\npersonality = \"varmail\"\nfilesize = \"big\"\n"),
+            ("b.toml", "{small}[fs]\nkind = \"f2fs\"\n[filebench]\npersonality = \"varmail\"\nnfile = 3\n"),
+        ],
+        args: &["run", "a.toml", "--quiet"],
+        code: 2,
+        words: &["filebench.filesize", "big"],
+    },
+    Case {
         name: "zoned-too-few-active-zones",
         files: &[(
             "s.toml",

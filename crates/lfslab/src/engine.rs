@@ -6,12 +6,13 @@
 use crate::fs::{F2fs, FsStats};
 use crate::ftl::{mapping_checker, FtlStats, Ssd};
 use crate::host::PageCacheStats;
-use crate::metrics::{D2fsReport, DeviceReport, DirReport, FsReport, FtlReport, JobReport, RunReport, SimReport};
+use crate::metrics::{D2fsReport, DeviceReport, DirReport, FlowopReport, FsReport, FtlReport, JobReport, RunReport, SimReport};
 use crate::nvme::Partition;
 use crate::oracle::DataOracle;
 use crate::scenario::Scenario;
 use crate::sim::{LimitExceeded, SimRng, SimTime};
 pub use crate::workload::Progress;
+use crate::workload::filebench::{self, Fileset, FlowopResult};
 use crate::workload::{
     self, DirResult, DriverConfig, DriverError, FileSet, FsTarget, PreconditionSummary, RawTarget, RunOutcome,
 };
@@ -62,7 +63,14 @@ type FsStack = F2fs<Partition<Ssd>>;
 #[derive(serde::Serialize, serde::Deserialize)]
 enum Stack {
     Raw { ssd: Ssd, oracle: DataOracle },
-    Fs { fs: Box<FsStack>, files: Option<FileSet>, before: FsStats, cache_before: PageCacheStats },
+    Fs {
+        fs: Box<FsStack>,
+        files: Option<FileSet>,
+        /// A filebench run's filesets, once populated.
+        filesets: Option<Vec<Fileset>>,
+        before: FsStats,
+        cache_before: PageCacheStats,
+    },
 }
 
 /// What the precondition phase leaves behind: the aged state a later run
@@ -96,6 +104,7 @@ pub struct Run {
     coupled_before: Option<crate::ftl::CoupledStats>,
     progress: Option<Progress>,
     outcome: Option<RunOutcome>,
+    flowops: Vec<FlowopResult>,
 }
 
 const SIMPLIFICATIONS: [&str; 4] = [
@@ -142,6 +151,7 @@ impl Run {
                 Stack::Fs {
                     fs: Box::new(fs),
                     files: None,
+                    filesets: None,
                     before: FsStats::default(),
                     cache_before: PageCacheStats::default(),
                 }
@@ -157,6 +167,7 @@ impl Run {
             coupled_before: None,
             progress: None,
             outcome: None,
+            flowops: Vec::new(),
         })
     }
 
@@ -188,6 +199,7 @@ impl Run {
             coupled_before: a.coupled_before,
             progress: None,
             outcome: None,
+            flowops: Vec::new(),
         })
     }
 
@@ -227,10 +239,20 @@ impl Run {
                 self.now = end;
                 self.precondition = summary;
             }
-            Stack::Fs { fs, files, before, cache_before } => {
+            Stack::Fs { fs, files, filesets, before, cache_before } => {
                 let (set, mut t) =
                     workload::layout_files(&mut **fs, &self.scenario.jobs, &prng, self.now, self.progress.as_ref())
                         .map_err(|e| RunError::Fs(format!("laying out files: {e}")))?;
+                if let Some(fb) = &self.scenario.filebench {
+                    let mut sets = Vec::new();
+                    for spec in &fb.filesets {
+                        let (set, t2) = filebench::populate(&mut **fs, spec, &prng, t, self.progress.as_ref())
+                            .map_err(|e| RunError::Fs(format!("creating fileset {}: {e}", spec.name)))?;
+                        t = t2;
+                        sets.push(set);
+                    }
+                    *filesets = Some(sets);
+                }
                 if self.scenario.precondition.random_overwrite > 0.0 {
                     t = workload::age_files(
                         &mut **fs,
@@ -282,6 +304,12 @@ impl Run {
                     DriverError::Limit(l) => RunError::Limit(l),
                     DriverError::Target(never) => match never {},
                 })?
+            }
+            Stack::Fs { fs, filesets: Some(sets), .. } => {
+                let fb = s.filebench.as_ref().expect("filesets belong to a filebench scenario");
+                let out = filebench::run(&mut **fs, fb, sets, &wrng, &cfg)?;
+                self.flowops = out.flowops;
+                out.outcome
             }
             Stack::Fs { fs, files, .. } => {
                 let set = files.as_ref().expect("precondition() lays out the files first");
@@ -419,6 +447,9 @@ impl Run {
         if fs_report.is_some() {
             simplifications.extend(FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
         }
+        if s.filebench.is_some() {
+            simplifications.push(workload::filebench::SIMPLIFICATION.to_string());
+        }
         if s.ssd.ftl.mapping.starts_with("interval") {
             simplifications.extend(INTERVAL_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
         }
@@ -447,6 +478,22 @@ impl Run {
             device,
             precondition: self.precondition.clone(),
             jobs,
+            flowops: self
+                .flowops
+                .iter()
+                .map(|o| {
+                    let secs = outcome.end.saturating_since(start).as_secs_f64().max(1e-9);
+                    FlowopReport {
+                        name: o.name.clone(),
+                        flowop: o.kind.name().into(),
+                        ops: o.ops,
+                        ops_per_s: (o.ops as f64 / secs * 1000.0).round() / 1000.0,
+                        mb_per_s: (o.bytes as f64 / 1e6 / secs * 1000.0).round() / 1000.0,
+                        skipped: o.skipped,
+                        lat_ns: o.lat.summary(),
+                    }
+                })
+                .collect(),
             ftl,
             fs: fs_report,
             d2fs,

@@ -40,3 +40,8 @@ fn small_mixed() {
 fn small_f2fs() {
     check("small_f2fs");
 }
+
+#[test]
+fn small_fileserver() {
+    check("small_fileserver");
+}

@@ -127,6 +127,13 @@ pub fn scenario_for_with(
                 j.runtime = Some(DurationValue::Seconds(secs * scale));
             }
         }
+        // A filebench fileset is sized for its device, as a job's `size` is.
+        if let Some(fb) = &mut f.filebench {
+            if let Ok(spec) = fb.resolve() {
+                fb.nfiles = Some(((spec.filesets[0].entries as f64 * scale).round() as u64).max(1));
+                fb.runtime = Some(spec.runtime.as_secs_f64() * scale);
+            }
+        }
     }
     Scenario::from_file_in(f, base).map_err(|e| match scale {
         1.0 => err(e.with_overrides(fs_set)),

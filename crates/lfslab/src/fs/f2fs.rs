@@ -154,6 +154,10 @@ struct FileState {
     /// kept only while crash recovery is tracked (`track_recovery`).
     committed: Vec<u32>,
     created_since_cp: bool,
+    /// The directory holding the file (`i_pino`).
+    parent: Ino,
+    /// Renamed since the last checkpoint (`file_lost_pino`).
+    pino_lost: bool,
     /// Entries of a directory; None for a regular file.
     dir: Option<Box<Dir>>,
     /// Open file descriptions; a file unlinked while open lives until the last close.
@@ -163,13 +167,15 @@ struct FileState {
 }
 
 impl FileState {
-    fn new(dir: Option<Box<Dir>>) -> Self {
+    fn new(parent: Ino, dir: Option<Box<Dir>>) -> Self {
         FileState {
             size_blocks: 0,
             synced_size: 0,
             expected: Vec::new(),
             committed: Vec::new(),
             created_since_cp: true,
+            parent,
+            pino_lost: false,
             dir,
             opens: 0,
             orphan: false,
@@ -359,7 +365,7 @@ impl<D: BlockDevice> F2fs<D> {
             iplfs_discards: std::collections::BTreeMap::new(),
             iplfs_pending: 0,
         };
-        fs.files.insert(root, FileState::new(Some(Box::new(Dir::new()))));
+        fs.files.insert(root, FileState::new(root, Some(Box::new(Dir::new()))));
         fs.sm.set_max_victim_search(fs.cfg.tuning.max_victim_search.max(1));
         if let Some(d) = &fs.d2fs {
             fs.sm.reserve_device_region(d.gc_first_sec);
@@ -678,6 +684,7 @@ impl<D: BlockDevice> F2fs<D> {
         }
         for f in self.files.values_mut() {
             f.created_since_cp = false;
+            f.pino_lost = false;
         }
         if let Some(r) = &mut self.recovery {
             let committed = self.files.iter().map(|(&i, f)| (i, f.committed.clone())).collect();
@@ -1165,7 +1172,11 @@ impl<D: BlockDevice> F2fs<D> {
 
     fn sync_file(&mut self, now: SimTime, ino: Ino, datasync: bool) -> Result<SimTime, FsError> {
         let f = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?;
-        let (created, size_changed) = (f.created_since_cp, f.size_blocks != f.synced_size);
+        // need_do_checkpoint: a directory, a renamed file (lost pino), or a
+        // parent not yet in a checkpoint needs one; otherwise roll-forward
+        // recovers the file and its dentry (recover_dentry) from the fsync'd inode.
+        let parent_new = self.files.get(&f.parent).is_some_and(|p| p.created_since_cp);
+        let (need_cp, size_changed) = (f.dir.is_some() || f.pino_lost || parent_new, f.size_blocks != f.synced_size);
         let t = now + self.cpu(0);
         self.last_req = now;
         // f2fs_do_sync_file: FI_NEED_IPU for fdatasync or few dirty pages.
@@ -1178,7 +1189,7 @@ impl<D: BlockDevice> F2fs<D> {
         let t = if self.is_dir(ino) { self.write_dentries(t, Some(ino))? } else { t };
         let (t, _) = self.writeback_pages(t, ino, usize::MAX, kind)?;
         self.files.get_mut(&ino).expect("checked").synced_size = self.files[&ino].size_blocks;
-        if created {
+        if need_cp {
             return Ok(self.checkpoint(t));
         }
         let t = self.cp_rwsem.read_from(t);
@@ -1228,7 +1239,9 @@ impl<D: BlockDevice> F2fs<D> {
                 }
             }
         }
-        self.cache.drop_range(ino, blocks, u64::MAX);
+        // Only pages below the size can be cached (reads stop at it), so the
+        // range is bounded: a short one is dropped by key, not an LRU walk.
+        self.cache.drop_range(ino, blocks, size.max(blocks));
         let f = self.files.get_mut(&ino).expect("checked");
         f.size_blocks = blocks;
         let freed = f.expected.iter().skip(blocks as usize).filter(|&&e| e != 0).count() as u64;

@@ -22,6 +22,9 @@ pub struct RunReport {
     pub device: DeviceReport,
     pub precondition: PreconditionSummary,
     pub jobs: Vec<JobReport>,
+    /// A filebench run: one row per flowop, as filebench prints them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flowops: Vec<FlowopReport>,
     pub ftl: FtlReport,
     /// Present when the jobs ran on a filesystem.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -72,6 +75,20 @@ pub struct JobReport {
     pub write: DirReport,
     /// fsync calls, as fio's `sync` section (latency in clat_ns).
     pub sync: DirReport,
+}
+
+/// One flowop of a filebench run (filebench's per-flowop statistics).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowopReport {
+    pub name: String,
+    /// The flowop type (createfile, readwholefile, ...).
+    pub flowop: String,
+    pub ops: u64,
+    pub ops_per_s: f64,
+    pub mb_per_s: f64,
+    /// Runs that found nothing to work on (no file to pick, fd not open).
+    pub skipped: u64,
+    pub lat_ns: LatencySummary,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -213,6 +230,28 @@ impl RunReport {
                     us(c.max),
                 );
             }
+        }
+        if !self.flowops.is_empty() {
+            let _ = writeln!(s, "\n{:<18} {:<15} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}", "flowop", "type", "ops", "ops/s", "MB/s", "mean ms", "p99 ms", "skipped");
+            let ms = |ns: f64| ns / 1e6;
+            for o in &self.flowops {
+                let _ = writeln!(
+                    s,
+                    "{:<18} {:<15} {:>10} {:>10.1} {:>10.1} {:>9.3} {:>9.3} {:>9}",
+                    o.name,
+                    o.flowop,
+                    o.ops,
+                    o.ops_per_s,
+                    o.mb_per_s,
+                    ms(o.lat_ns.mean),
+                    ms(o.lat_ns.at(99.0) as f64),
+                    o.skipped
+                );
+            }
+            let secs = self.sim.measured_sim_time_s.max(1e-9);
+            let ops: u64 = self.flowops.iter().map(|o| o.ops).sum();
+            let mb: f64 = self.flowops.iter().map(|o| o.mb_per_s).sum();
+            let _ = writeln!(s, "IO Summary: {ops} ops {:.1} ops/s {mb:.1} MB/s", ops as f64 / secs);
         }
         let f = &self.ftl;
         let c = &f.counters;

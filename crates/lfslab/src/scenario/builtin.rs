@@ -1,8 +1,18 @@
 //! Built-in scenarios, shipped as TOML in the repository's `scenarios/`
 //! folder and embedded here so `lfslab run` works without files.
 
-pub const BUILTIN_NAMES: [&str; 9] =
-    ["default", "bench", "femu-hotcold", "waf-vs-op", "d2fs-fig1-fsgc", "d2fs-fig1-devgc", "d2fs-fio", "f2fs-fio", "fio-randwrite"];
+pub const BUILTIN_NAMES: [&str; 10] = [
+    "default",
+    "bench",
+    "femu-hotcold",
+    "waf-vs-op",
+    "d2fs-fig1-fsgc",
+    "d2fs-fig1-devgc",
+    "d2fs-fio",
+    "f2fs-fio",
+    "fio-randwrite",
+    "d2fs-fileserver",
+];
 
 /// The TOML text of a built-in scenario.
 pub fn builtin(name: &str) -> Option<&'static str> {
@@ -16,6 +26,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "d2fs-fio" => Some(include_str!("../../../../scenarios/d2fs-fio.toml")),
         "f2fs-fio" => Some(include_str!("../../../../scenarios/f2fs-fio.toml")),
         "fio-randwrite" => Some(include_str!("../../../../scenarios/fio-randwrite.toml")),
+        "d2fs-fileserver" => Some(include_str!("../../../../scenarios/d2fs-fileserver.toml")),
         _ => None,
     }
 }

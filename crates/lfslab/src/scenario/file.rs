@@ -52,6 +52,11 @@ pub struct ScenarioFile {
     pub fs: Option<FsSection>,
     #[serde(default, rename = "job", skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobSection>,
+    /// A filebench personality instead of [[job]] tables: `personality` is
+    /// fileserver, varmail or webserver (filebench's workloads/*.f), the
+    /// other keys override its `$variables`. Needs an [fs] table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filebench: Option<crate::workload::filebench::FilebenchVars>,
     /// A fio job file whose jobs run after the [[job]] tables (path relative
     /// to the scenario file). The resolved scenario inlines its jobs.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -36,6 +36,8 @@ pub struct Scenario {
     pub check_invariants: bool,
     /// A filesystem on the device, if the scenario has an [fs] table.
     pub fs: Option<FsScenario>,
+    /// A filebench personality run instead of `jobs`.
+    pub filebench: Option<crate::workload::filebench::FilebenchSpec>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -366,9 +368,43 @@ impl Scenario {
             ssd.logical_pages = f.partition_blocks;
         }
 
-        // ---- jobs
-        if r.jobs.is_empty() {
-            return Err(ScenarioError::invalid("job", "[]", "at least one [[job]] table is required"));
+        // ---- jobs, or a filebench personality
+        let filebench = match &r.filebench {
+            None => None,
+            Some(v) => {
+                if !r.jobs.is_empty() {
+                    return Err(ScenarioError::invalid(
+                        "filebench",
+                        &v.personality,
+                        "a scenario runs either [[job]] tables or a [filebench] personality, not both",
+                    ));
+                }
+                let Some(f) = &fs else {
+                    return Err(ScenarioError::invalid("filebench", &v.personality, "filebench runs on files: add an [fs] table"));
+                };
+                let spec = v.resolve().map_err(|e| ScenarioError::invalid("filebench", &v.personality, e))?;
+                // Every entry may exist at once: all of them must fit, with
+                // an inode each and a direct node per 1018 blocks.
+                let blocks: u64 = spec.filesets.iter().map(|s| s.entries * s.mean_size.div_ceil(SLOT_BYTES)).sum();
+                let entries: u64 = spec.filesets.iter().map(|s| s.entries).sum();
+                let need = blocks + blocks / 1018 + 2 * entries + 16;
+                if need > f.user_blocks {
+                    return Err(ScenarioError::invalid(
+                        "filebench.nfiles",
+                        spec.filesets[0].entries,
+                        format!(
+                            "the fileset (mean file size x entries, with node blocks) needs {} MiB but the filesystem \
+                             offers {} MiB of user space: lower nfiles or filesize, or enlarge fs.partition_gib",
+                            (need * SLOT_BYTES) >> 20,
+                            (f.user_blocks * SLOT_BYTES) >> 20
+                        ),
+                    ));
+                }
+                Some(spec)
+            }
+        };
+        if r.jobs.is_empty() && filebench.is_none() {
+            return Err(ScenarioError::invalid("job", "[]", "at least one [[job]] table (or a [filebench] table) is required"));
         }
         // Job sizes in % are of the partition; for D2FS, of the device
         // capacity (the virtual partition is not space one can fill).
@@ -458,7 +494,11 @@ impl Scenario {
             }
         }
         // Each bucket is a row of the report: bound them where the span is known.
-        if let Some(span) = jobs.iter().map(|j| j.runtime.map(|d| d.as_secs_f64())).collect::<Option<Vec<f64>>>() {
+        let spans = match &filebench {
+            Some(fb) => Some(vec![fb.runtime.as_secs_f64()]),
+            None => jobs.iter().map(|j| j.runtime.map(|d| d.as_secs_f64())).collect::<Option<Vec<f64>>>(),
+        };
+        if let Some(span) = spans {
             let span = span.into_iter().fold(0.0, f64::max);
             let buckets = span * 1000.0 / interval_ms;
             if buckets > MAX_SERIES_BUCKETS as f64 {
@@ -488,6 +528,7 @@ impl Scenario {
             series_interval: SimDuration::from_secs_f64(interval_ms / 1000.0),
             check_invariants,
             fs,
+            filebench,
         })
     }
 }

@@ -118,7 +118,7 @@ impl<D: BlockDevice> F2fs<D> {
             return Err(FsError::DirFull(dir));
         };
         // A new directory starts with "." and ".." inline (f2fs_make_empty_inline_dir).
-        self.files.insert(ino, FileState::new(is_dir.then(|| Box::new(Dir::new()))));
+        self.files.insert(ino, FileState::new(dir, is_dir.then(|| Box::new(Dir::new()))));
         self.dentry_changed(dir, change);
         self.cp_rwsem.read_until(t);
         self.d2fs_after_op(t);
@@ -179,7 +179,7 @@ impl<D: BlockDevice> F2fs<D> {
         debug_assert!(f.expected.iter().all(|&e| e == 0) || f.dir.is_none(), "evicted directory {ino} still has blocks");
         self.used_blocks -= f.expected.iter().filter(|&&e| e != 0).count() as u64;
         self.dirty_dentries.retain(|&(d, _)| d != ino);
-        self.cache.drop_range(ino, 0, u64::MAX);
+        // truncate(0) dropped a file's cached pages; directories have none.
         self.cp_rwsem.read_until(t);
         self.d2fs_after_op(t);
         Ok(t)
@@ -216,8 +216,12 @@ impl<D: BlockDevice> F2fs<D> {
         self.dentry_changed(to_dir, change);
         let (_, change) = self.dir_mut(from_dir).remove(from).expect("looked up");
         self.dentry_changed(from_dir, change);
-        // The moved inode's i_pino (and a directory's "..") changes.
+        // The moved inode's i_pino (and a directory's "..") changes; its
+        // next fsync checkpoints (file_lost_pino).
         self.nm.mark_dirty(ino);
+        let f = self.files.get_mut(&ino).expect("renamed inode exists");
+        f.parent = to_dir;
+        f.pino_lost = true;
         self.cp_rwsem.read_until(t);
         match target {
             Some(old) => self.drop_link(t, old),

@@ -1,0 +1,273 @@
+//! Filebench personalities (filebench's workloads/*.f): filesets, threads
+//! that loop over flowops, run for a time. The personalities and their
+//! defaults are filebench's own (fileserver.f, varmail.f, webserver.f);
+//! a scenario picks one and overrides its `$variables`.
+//!
+//! Simplified, and said so in reports: file sizes are drawn in bytes but
+//! files hold whole 4 KiB blocks; an append rewrites the partial last block
+//! without reading it first; the directory tree is balanced with
+//! `meandirwidth` entries per directory (filebench draws widths from a
+//! gamma distribution around it); picks are uniform among eligible entries.
+
+/// The run note of a filebench run.
+pub const SIMPLIFICATION: &str = "filebench: file sizes are drawn in bytes but files hold whole 4 KiB blocks; an append rewrites the partial last block without reading it; directories are a balanced tree of meandirwidth entries (filebench draws widths); picks are uniform among eligible entries; the fileset is created with direct writes and a checkpoint";
+
+mod fileset;
+mod runner;
+
+pub use fileset::{populate, Fileset};
+pub use runner::{run, FilebenchOutcome, FlowopResult};
+
+use crate::sim::SimDuration;
+
+/// One fileset (`define fileset`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FilesetSpec {
+    pub name: String,
+    pub entries: u64,
+    pub dirwidth: u64,
+    /// Mean file size in bytes; sizes are gamma distributed around it
+    /// (`cvar-gamma`, shape `gamma`), or all equal when `gamma` is 0.
+    pub mean_size: u64,
+    pub gamma: f64,
+    /// Percent of entries created and written before the run (`prealloc`).
+    pub prealloc_pct: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowopKind {
+    CreateFile,
+    WriteWholeFile,
+    AppendFileRand,
+    OpenFile,
+    CloseFile,
+    ReadWholeFile,
+    DeleteFile,
+    StatFile,
+    Fsync,
+}
+
+impl FlowopKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowopKind::CreateFile => "createfile",
+            FlowopKind::WriteWholeFile => "writewholefile",
+            FlowopKind::AppendFileRand => "appendfilerand",
+            FlowopKind::OpenFile => "openfile",
+            FlowopKind::CloseFile => "closefile",
+            FlowopKind::ReadWholeFile => "readwholefile",
+            FlowopKind::DeleteFile => "deletefile",
+            FlowopKind::StatFile => "statfile",
+            FlowopKind::Fsync => "fsync",
+        }
+    }
+}
+
+/// One `flowop` line of a thread.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flowop {
+    pub name: String,
+    pub kind: FlowopKind,
+    /// Index into `FilebenchSpec::filesets` (flowops that pick a file).
+    pub fileset: usize,
+    pub fd: u8,
+    pub iosize: u64,
+}
+
+/// A resolved filebench workload: one process of `nthreads` identical threads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FilebenchSpec {
+    pub personality: String,
+    pub filesets: Vec<FilesetSpec>,
+    pub nthreads: u32,
+    pub flowops: Vec<Flowop>,
+    pub runtime: SimDuration,
+    /// `directio`: O_DIRECT instead of the page cache (filebench default off).
+    pub directio: bool,
+}
+
+/// The `$variables` of a personality, with filebench's defaults; a
+/// scenario's `[filebench]` table overrides them.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FilebenchVars {
+    /// fileserver, varmail or webserver.
+    pub personality: String,
+    /// `$nfiles`: entries of the main fileset.
+    pub nfiles: Option<u64>,
+    /// `$meandirwidth`: entries per directory.
+    pub meandirwidth: Option<u64>,
+    /// `$filesize`: mean file size ("128k"), gamma distributed with shape 1.5.
+    pub filesize: Option<String>,
+    /// `$nthreads`.
+    pub nthreads: Option<u32>,
+    /// `$iosize`: I/O size of whole-file reads and writes.
+    pub iosize: Option<String>,
+    /// `$meanappendsize`: appendfilerand appends 1 byte to this many.
+    pub meanappendsize: Option<String>,
+    /// `$runtime` in seconds (`run 60`).
+    pub runtime: Option<f64>,
+    /// Percent of the files created before the run (`prealloc`).
+    pub prealloc: Option<u32>,
+    /// O_DIRECT I/O (filebench `directio`).
+    pub directio: Option<bool>,
+}
+
+/// Personalities filebench ships that lfslab runs.
+pub const PERSONALITIES: [&str; 3] = ["fileserver", "varmail", "webserver"];
+
+fn size(field: &str, v: &Option<String>, default: u64) -> Result<u64, String> {
+    match v {
+        None => Ok(default),
+        Some(s) => match super::parse_size(s) {
+            Ok(0) => Err(format!("filebench.{field} = {s:?}: must be positive")),
+            Ok(n) => Ok(n),
+            Err(e) => Err(format!("filebench.{field}: {e}")),
+        },
+    }
+}
+
+impl FilebenchVars {
+    /// Resolve against the personality's .f defaults. Errors name the field.
+    pub fn resolve(&self) -> Result<FilebenchSpec, String> {
+        use FlowopKind::*;
+        let p = self.personality.as_str();
+        // (nfiles, meandirwidth, filesize, nthreads, prealloc, runtime) of each .f file.
+        let (nfiles, width, fsize, threads, prealloc, runtime) = match p {
+            "fileserver" => (10_000, 20, 131_072, 50, 80, 60.0),
+            "varmail" => (1_000, 1_000_000, 16_384, 16, 80, 60.0),
+            "webserver" => (1_000, 20, 16_384, 100, 100, 60.0),
+            _ => {
+                return Err(format!(
+                    "filebench.personality = {p:?}: unknown; choose one of {}",
+                    PERSONALITIES.join(", ")
+                ))
+            }
+        };
+        let nfiles = self.nfiles.unwrap_or(nfiles);
+        let width = self.meandirwidth.unwrap_or(width);
+        let fsize = size("filesize", &self.filesize, fsize)?;
+        let nthreads = self.nthreads.unwrap_or(threads);
+        let iosize = size("iosize", &self.iosize, 1 << 20)?;
+        let append = size("meanappendsize", &self.meanappendsize, 16 << 10)?;
+        let prealloc = self.prealloc.unwrap_or(prealloc);
+        let runtime = self.runtime.unwrap_or(runtime);
+        if nfiles == 0 || nfiles > 100_000_000 {
+            return Err(format!("filebench.nfiles = {nfiles}: must be 1 to 100000000"));
+        }
+        if width < 2 {
+            return Err(format!("filebench.meandirwidth = {width}: must be at least 2"));
+        }
+        if nthreads == 0 || nthreads > 10_000 {
+            return Err(format!("filebench.nthreads = {nthreads}: must be 1 to 10000"));
+        }
+        if prealloc > 100 {
+            return Err(format!("filebench.prealloc = {prealloc}: a percentage, 0 to 100"));
+        }
+        if !(runtime.is_finite() && runtime > 0.0 && runtime <= 1e6) {
+            return Err(format!("filebench.runtime = {runtime}: must be positive seconds (at most 1e6)"));
+        }
+        let big = FilesetSpec { name: "bigfileset".into(), entries: nfiles, dirwidth: width, mean_size: fsize, gamma: 1.5, prealloc_pct: prealloc };
+        let op = |name: &str, kind, fileset, fd, iosize| Flowop { name: name.into(), kind, fileset, fd, iosize };
+        let (filesets, flowops) = match p {
+            "fileserver" => (
+                vec![big],
+                vec![
+                    op("createfile1", CreateFile, 0, 1, 0),
+                    op("wrtfile1", WriteWholeFile, 0, 1, iosize),
+                    op("closefile1", CloseFile, 0, 1, 0),
+                    op("openfile1", OpenFile, 0, 1, 0),
+                    op("appendfilerand1", AppendFileRand, 0, 1, append),
+                    op("closefile2", CloseFile, 0, 1, 0),
+                    op("openfile2", OpenFile, 0, 1, 0),
+                    op("readfile1", ReadWholeFile, 0, 1, iosize),
+                    op("closefile3", CloseFile, 0, 1, 0),
+                    op("deletefile1", DeleteFile, 0, 1, 0),
+                    op("statfile1", StatFile, 0, 1, 0),
+                ],
+            ),
+            "varmail" => (
+                vec![big],
+                vec![
+                    op("deletefile1", DeleteFile, 0, 1, 0),
+                    op("createfile2", CreateFile, 0, 1, 0),
+                    op("appendfilerand2", AppendFileRand, 0, 1, append),
+                    op("fsyncfile2", Fsync, 0, 1, 0),
+                    op("closefile2", CloseFile, 0, 1, 0),
+                    op("openfile3", OpenFile, 0, 1, 0),
+                    op("readfile3", ReadWholeFile, 0, 1, iosize),
+                    op("appendfilerand3", AppendFileRand, 0, 1, append),
+                    op("fsyncfile3", Fsync, 0, 1, 0),
+                    op("closefile3", CloseFile, 0, 1, 0),
+                    op("openfile4", OpenFile, 0, 1, 0),
+                    op("readfile4", ReadWholeFile, 0, 1, iosize),
+                    op("closefile4", CloseFile, 0, 1, 0),
+                ],
+            ),
+            _ => {
+                // webserver: ten whole-file reads, then an append to the one log file.
+                let log = FilesetSpec { name: "logfiles".into(), entries: 1, prealloc_pct: 100, ..big.clone() };
+                let mut ops = Vec::new();
+                for i in 1..=10 {
+                    ops.push(op(&format!("openfile{i}"), OpenFile, 0, 1, 0));
+                    ops.push(op(&format!("readfile{i}"), ReadWholeFile, 0, 1, iosize));
+                    ops.push(op(&format!("closefile{i}"), CloseFile, 0, 1, 0));
+                }
+                ops.push(op("appendlog", AppendFileRand, 1, 2, append));
+                (vec![big, log], ops)
+            }
+        };
+        Ok(FilebenchSpec {
+            personality: p.into(),
+            filesets,
+            nthreads,
+            flowops,
+            runtime: SimDuration::from_secs_f64(runtime),
+            directio: self.directio.unwrap_or(false),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(p: &str) -> FilebenchVars {
+        FilebenchVars {
+            personality: p.into(),
+            nfiles: None,
+            meandirwidth: None,
+            filesize: None,
+            nthreads: None,
+            iosize: None,
+            meanappendsize: None,
+            runtime: None,
+            prealloc: None,
+            directio: None,
+        }
+    }
+
+    #[test]
+    fn personalities_carry_filebench_defaults() {
+        let f = vars("fileserver").resolve().unwrap();
+        assert_eq!((f.filesets[0].entries, f.filesets[0].dirwidth, f.filesets[0].mean_size, f.nthreads), (10_000, 20, 131_072, 50));
+        assert_eq!(f.flowops.len(), 11);
+        let v = vars("varmail").resolve().unwrap();
+        assert_eq!((v.filesets[0].entries, v.nthreads), (1_000, 16));
+        assert_eq!(v.flowops.iter().filter(|o| o.kind == FlowopKind::Fsync).count(), 2);
+        let w = vars("webserver").resolve().unwrap();
+        assert_eq!((w.filesets.len(), w.nthreads, w.flowops.len()), (2, 100, 31));
+    }
+
+    #[test]
+    fn bad_overrides_name_the_field() {
+        let mut v = vars("mailserver");
+        assert!(v.resolve().unwrap_err().contains("filebench.personality"));
+        v.personality = "varmail".into();
+        v.nthreads = Some(0);
+        assert!(v.resolve().unwrap_err().contains("filebench.nthreads = 0"));
+        v.nthreads = None;
+        v.filesize = Some("lots".into());
+        assert!(v.resolve().unwrap_err().contains("filebench.filesize"));
+    }
+}

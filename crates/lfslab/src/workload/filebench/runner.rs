@@ -1,0 +1,322 @@
+//! Filebench threads in simulated time: each thread runs its flowops in a
+//! loop, one after another (filebench's synchronous flowops), until the
+//! runtime is over; threads interleave in time order. Each filesystem call
+//! pays the host's submit and completion costs, as a fio I/O does.
+
+use super::fileset::{entry_name, Fileset, BLOCK};
+use super::{FilebenchSpec, FlowopKind};
+use crate::fs::{FsError, Ino, IoMode, Vfs};
+use crate::metrics::{LatencyHistogram, ThroughputSeries};
+use crate::oracle::{DataTag, Fingerprint};
+use crate::sim::{mix64, Scheduler, SimDuration, SimRng, SimTime};
+use crate::workload::{DriverConfig, DriverError, JobResult, Phase, ProgressTick, RunOutcome};
+use std::collections::BTreeMap;
+
+/// What one flowop did over the run (filebench's per-flowop line).
+#[derive(Clone, Debug)]
+pub struct FlowopResult {
+    pub name: String,
+    pub kind: FlowopKind,
+    pub ops: u64,
+    pub bytes: u64,
+    /// Flowops that found nothing to work on (no file to pick, fd not open).
+    pub skipped: u64,
+    pub lat: LatencyHistogram,
+}
+
+pub struct FilebenchOutcome {
+    pub outcome: RunOutcome,
+    pub flowops: Vec<FlowopResult>,
+}
+
+#[derive(Clone, Copy)]
+struct OpenFile {
+    ino: Ino,
+    fileset: usize,
+    entry: u32,
+}
+
+struct Thread {
+    rng: SimRng,
+    pc: usize,
+    fds: [Option<OpenFile>; 4],
+    tag: u64,
+}
+
+enum Event {
+    Thread(u32),
+    Daemon,
+}
+
+/// Calls of one flowop: the time runs on through them.
+struct Ctx<'a, V: Vfs> {
+    fs: &'a mut V,
+    t: SimTime,
+    submit: SimDuration,
+    complete: SimDuration,
+    job: &'a mut JobResult,
+    series: &'a mut ThroughputSeries,
+    bytes: u64,
+}
+
+impl<V: Vfs> Ctx<'_, V> {
+    fn call<T>(&mut self, f: impl FnOnce(&mut V, SimTime) -> Result<(T, SimTime), FsError>) -> Result<T, FsError> {
+        let (v, done) = f(self.fs, self.t + self.submit)?;
+        self.t = done + self.complete;
+        Ok(v)
+    }
+    fn io(&mut self, dir: Dir, bytes: u64, f: impl FnOnce(&mut V, SimTime) -> Result<SimTime, FsError>) -> Result<(), FsError> {
+        let start = self.t;
+        self.call(|fs, t| f(fs, t).map(|d| ((), d)))?;
+        let d = match dir {
+            Dir::Read => &mut self.job.read,
+            Dir::Write => &mut self.job.write,
+            Dir::Sync => &mut self.job.sync,
+        };
+        d.ios += 1;
+        d.bytes += bytes;
+        d.clat.record(self.t - start);
+        match dir {
+            Dir::Read => self.series.record_io(self.t, bytes, 0),
+            Dir::Write => self.series.record_io(self.t, 0, bytes),
+            Dir::Sync => {}
+        }
+        self.bytes += bytes;
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Dir {
+    Read,
+    Write,
+    Sync,
+}
+
+fn data(tag: &mut u64, n: u64) -> Vec<Fingerprint> {
+    *tag = tag.wrapping_add(1);
+    (0..n).map(|i| DataTag(*tag).block(i)).collect()
+}
+
+/// Run `spec` on `fs` over the populated `sets` from `cfg.start`.
+pub fn run<V: Vfs>(
+    fs: &mut V,
+    spec: &FilebenchSpec,
+    sets: &mut [Fileset],
+    rng: &SimRng,
+    cfg: &DriverConfig,
+) -> Result<FilebenchOutcome, DriverError<FsError>> {
+    let start = cfg.start;
+    let end_at = start + spec.runtime;
+    let mode = if spec.directio { IoMode::Direct } else { IoMode::Buffered };
+    let mut sched: Scheduler<Event> = Scheduler::with_start(cfg.limits, start);
+    let mut series = ThroughputSeries::new(start, cfg.series_interval);
+    let mut job = JobResult::new(&spec.personality, start);
+    let mut flowops: Vec<FlowopResult> = spec
+        .flowops
+        .iter()
+        .map(|o| FlowopResult { name: o.name.clone(), kind: o.kind, ops: 0, bytes: 0, skipped: 0, lat: LatencyHistogram::new() })
+        .collect();
+    // Byte size of each live file (files hold whole blocks; filebench sizes are bytes).
+    let mut sizes: BTreeMap<Ino, u64> = BTreeMap::new();
+    for set in sets.iter() {
+        for e in &set.entries {
+            if let Some(ino) = e.ino {
+                sizes.insert(ino, e.size_bytes);
+            }
+        }
+    }
+    let mut threads: Vec<Thread> = (0..spec.nthreads)
+        .map(|i| {
+            let r = rng.fork_indexed("filebench-thread", i as u64);
+            Thread { tag: mix64(r.fork("data").next_u64()), rng: r, pc: 0, fds: [None; 4] }
+        })
+        .collect();
+    for i in 0..spec.nthreads {
+        sched.schedule(start, Event::Thread(i));
+    }
+    if let Some(d) = cfg.daemon_interval {
+        sched.schedule(start + d, Event::Daemon);
+    }
+    let (submit, complete) = (SimDuration(cfg.costs.submit_ns), SimDuration(cfg.costs.complete_ns));
+    let mut running = spec.nthreads;
+    let mut events = 0u64;
+    while let Some((t, ev)) = sched.pop()? {
+        events += 1;
+        if let Some(p) = cfg.progress.as_ref().filter(|_| events % (1 << 16) == 0) {
+            let ios = job.read.ios + job.write.ios;
+            p(&ProgressTick { phase: Phase::Measure, done: t.saturating_since(start).as_secs_f64(), total: spec.runtime.as_secs_f64(), ios });
+        }
+        let ti = match ev {
+            Event::Daemon => {
+                if running > 0 {
+                    fs.background(t).map_err(DriverError::Target)?;
+                    sched.schedule(t + cfg.daemon_interval.expect("daemon scheduled"), Event::Daemon);
+                }
+                continue;
+            }
+            Event::Thread(i) => i as usize,
+        };
+        if t >= end_at {
+            running -= 1;
+            continue;
+        }
+        let th = &mut threads[ti];
+        let k = th.pc;
+        th.pc = (th.pc + 1) % spec.flowops.len();
+        let op = &spec.flowops[k];
+        let mut cx = Ctx { fs: &mut *fs, t, submit, complete, job: &mut job, series: &mut series, bytes: 0 };
+        let did = exec(&mut cx, th, op, sets, &mut sizes, mode).map_err(DriverError::Target)?;
+        let (done, bytes) = (cx.t, cx.bytes);
+        let r = &mut flowops[k];
+        if did {
+            r.ops += 1;
+            r.bytes += bytes;
+            r.lat.record(done - t);
+        } else {
+            r.skipped += 1;
+        }
+        job.end = job.end.max(done);
+        // A flowop that found nothing to do still costs its thread a syscall.
+        let next = if did { done } else { t + submit + complete };
+        sched.schedule(next, Event::Thread(ti as u32));
+    }
+    // Files a thread still holds open are closed when the run ends.
+    for th in &mut threads {
+        for f in th.fds.iter_mut().filter_map(Option::take) {
+            fs.close(job.end, f.ino).map_err(DriverError::Target)?;
+        }
+    }
+    let end = job.end;
+    Ok(FilebenchOutcome {
+        outcome: RunOutcome { jobs: vec![job], end, events: sched.events_popped_count(), series },
+        flowops,
+    })
+}
+
+/// Run one flowop for thread `th`; false if it found nothing to work on.
+fn exec<V: Vfs>(
+    cx: &mut Ctx<'_, V>,
+    th: &mut Thread,
+    op: &super::Flowop,
+    sets: &mut [Fileset],
+    sizes: &mut BTreeMap<Ino, u64>,
+    mode: IoMode,
+) -> Result<bool, FsError> {
+let fd = op.fd as usize;
+let set = &mut sets[op.fileset];
+Ok(match op.kind {
+        FlowopKind::CreateFile => match set.pick_absent(&mut th.rng) {
+            None => false,
+            Some(i) => {
+                if let Some(old) = th.fds[fd].take() {
+                    cx.call(|fs, t| fs.close(t, old.ino).map(|d| ((), d)))?;
+                }
+                let dir = set.entries[i as usize].dir;
+                let ino = cx.call(|fs, t| fs.create(t, dir, &entry_name(i)))?;
+                cx.call(|fs, t| fs.open(t, ino).map(|d| ((), d)))?;
+                set.created(i, ino);
+                sizes.insert(ino, 0);
+                th.fds[fd] = Some(OpenFile { ino, fileset: op.fileset, entry: i });
+                true
+            }
+        },
+        FlowopKind::OpenFile => match set.pick_existing(&mut th.rng) {
+            None => false,
+            Some(i) => {
+                if let Some(old) = th.fds[fd].take() {
+                    cx.call(|fs, t| fs.close(t, old.ino).map(|d| ((), d)))?;
+                }
+                let ino = set.entries[i as usize].ino.expect("existing entry has an inode");
+                cx.call(|fs, t| fs.open(t, ino).map(|d| ((), d)))?;
+                th.fds[fd] = Some(OpenFile { ino, fileset: op.fileset, entry: i });
+                true
+            }
+        },
+        FlowopKind::CloseFile => match th.fds[fd].take() {
+            None => false,
+            Some(f) => {
+                cx.call(|fs, t| fs.close(t, f.ino).map(|d| ((), d)))?;
+                true
+            }
+        },
+        FlowopKind::DeleteFile => match set.pick_existing(&mut th.rng) {
+            None => false,
+            Some(i) => {
+                let e = set.entries[i as usize].clone();
+                cx.call(|fs, t| fs.unlink(t, e.dir, &entry_name(i)).map(|d| ((), d)))?;
+                set.deleted(i);
+                true
+            }
+        },
+        FlowopKind::StatFile => match set.pick_existing(&mut th.rng) {
+            None => false,
+            Some(i) => {
+                let ino = set.entries[i as usize].ino.expect("existing entry has an inode");
+                cx.call(|fs, t| fs.stat(t, ino))?;
+                true
+            }
+        },
+        FlowopKind::Fsync => match th.fds[fd] {
+            None => false,
+            Some(f) => {
+                cx.io(Dir::Sync, 0, |fs, t| fs.fsync(t, f.ino, false))?;
+                true
+            }
+        },
+        FlowopKind::WriteWholeFile | FlowopKind::ReadWholeFile | FlowopKind::AppendFileRand => {
+            // appendfilerand opens a file of its fileset when its fd is closed.
+            if th.fds[fd].is_none() && op.kind == FlowopKind::AppendFileRand {
+                if let Some(i) = set.pick_existing(&mut th.rng) {
+                    let ino = set.entries[i as usize].ino.expect("existing entry has an inode");
+                    cx.call(|fs, t| fs.open(t, ino).map(|d| ((), d)))?;
+                    th.fds[fd] = Some(OpenFile { ino, fileset: op.fileset, entry: i });
+                }
+            }
+            match th.fds[fd] {
+                None => false,
+                Some(f) => {
+                    let chunk = op.iosize.div_ceil(BLOCK).max(1);
+                    let cur = match sizes.get(&f.ino) {
+                        Some(&b) => b,
+                        None => cx.call(|fs, t| fs.stat(t, f.ino))?.size_blocks * BLOCK,
+                    };
+                    match op.kind {
+                        FlowopKind::WriteWholeFile => {
+                            let want = sets[f.fileset].entries[f.entry as usize].size_bytes;
+                            let blocks = want.div_ceil(BLOCK);
+                            let mut off = 0;
+                            while off < blocks {
+                                let n = chunk.min(blocks - off);
+                                let d = data(&mut th.tag, n);
+                                let bytes = (want - off * BLOCK).min(n * BLOCK);
+                                cx.io(Dir::Write, bytes, |fs, t| fs.write(t, f.ino, off, &d, mode))?;
+                                off += n;
+                            }
+                            sizes.insert(f.ino, want.max(cur));
+                        }
+                        FlowopKind::ReadWholeFile => {
+                            let blocks = cur.div_ceil(BLOCK);
+                            let mut off = 0;
+                            while off < blocks {
+                                let n = chunk.min(blocks - off);
+                                let bytes = (cur - off * BLOCK).min(n * BLOCK);
+                                cx.io(Dir::Read, bytes, |fs, t| fs.read(t, f.ino, off, n, mode))?;
+                                off += n;
+                            }
+                        }
+                        _ => {
+                            // 1 byte to iosize bytes at the end; the partial last block is rewritten.
+                            let add = 1 + th.rng.below(op.iosize);
+                            let (first, last) = (cur / BLOCK, (cur + add).div_ceil(BLOCK));
+                            let d = data(&mut th.tag, last - first);
+                            cx.io(Dir::Write, add, |fs, t| fs.write(t, f.ino, first, &d, mode))?;
+                            sizes.insert(f.ino, cur + add);
+                        }
+                    }
+                    true
+                }
+            }
+        }
+    })
+}
