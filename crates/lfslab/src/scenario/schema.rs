@@ -17,7 +17,7 @@ const DEFAULT_SOURCES: [&str; 4] = [
 ];
 
 /// Sections in file order: (TOML header, key in the root schema).
-const SECTIONS: [(&str, &str); 9] = [
+const SECTIONS: [(&str, &str); 10] = [
     ("top level", ""),
     ("[device]", "device"),
     ("[ftl]", "ftl"),
@@ -25,6 +25,7 @@ const SECTIONS: [(&str, &str); 9] = [
     ("[precondition]", "precondition"),
     ("[fs]", "fs"),
     ("[[job]]", "job"),
+    ("[filebench]", "filebench"),
     ("[limits]", "limits"),
     ("[output]", "output"),
 ];
