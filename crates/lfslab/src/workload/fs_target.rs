@@ -70,22 +70,38 @@ pub fn layout_files<V: Vfs>(
                 // Lay out what is missing (a shared file grows to its largest user).
                 let (st, t2) = fs.stat(t, ino)?;
                 t = t2;
-                let mut off = st.size_blocks;
-                while off < blocks {
-                    let n = 32.min(blocks - off);
-                    tag = tag.wrapping_add(1);
-                    let data: Vec<Fingerprint> = (0..n).map(|i| DataTag(tag).block(i)).collect();
-                    t = fs.write(t, ino, off, &data, IoMode::Direct)?;
-                    off += n;
+                t = write_sequentially(fs, ino, st.size_blocks..blocks, &mut tag, t, |_| {
                     laid += 1;
                     tick(progress, Phase::Layout, laid * 32, total);
-                }
+                })?;
                 mine.push(ino);
             }
             files.push(mine);
         }
     }
     Ok((FileSet { files }, t))
+}
+
+/// Write blocks `range` of `ino` in order as fio's layout does (128 KiB
+/// O_DIRECT writes, a fresh data tag each); `chunk` hears each write's size.
+pub(crate) fn write_sequentially<V: Vfs>(
+    fs: &mut V,
+    ino: Ino,
+    range: std::ops::Range<u64>,
+    tag: &mut u64,
+    start: SimTime,
+    mut chunk: impl FnMut(u64),
+) -> Result<SimTime, FsError> {
+    let (mut t, mut off) = (start, range.start);
+    while off < range.end {
+        let n = 32.min(range.end - off);
+        *tag = tag.wrapping_add(1);
+        let data: Vec<Fingerprint> = (0..n).map(|i| DataTag(*tag).block(i)).collect();
+        t = fs.write(t, ino, off, &data, IoMode::Direct)?;
+        off += n;
+        chunk(n);
+    }
+    Ok(t)
 }
 
 /// Random 4 KiB overwrites of all laid-out files, `multiple` x their size.

@@ -7,7 +7,7 @@ pub mod distribution;
 mod driver;
 pub mod filebench;
 pub mod fio_jobfile;
-mod fs_target;
+pub(crate) mod fs_target;
 pub mod iolog;
 mod job;
 mod precondition;

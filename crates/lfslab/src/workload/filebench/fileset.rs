@@ -4,9 +4,9 @@
 //! eligible ones (filebench `fileset_pick`).
 
 use super::FilesetSpec;
-use crate::fs::{FsError, Ino, IoMode, Vfs};
-use crate::oracle::DataTag;
+use crate::fs::{FsError, Ino, Vfs};
 use crate::sim::{mix64, SimRng, SimTime};
+use crate::workload::fs_target::write_sequentially;
 use crate::workload::{Phase, Progress, ProgressTick};
 
 pub(super) const BLOCK: u64 = 4096;
@@ -160,19 +160,12 @@ pub fn populate<V: Vfs>(
         let e = set.entries[i as usize].clone();
         let (ino, t2) = fs.create(t, e.dir, &entry_name(i))?;
         t = t2;
-        let blocks = blocks_of(e.size_bytes);
-        let mut off = 0;
-        while off < blocks {
-            let k = 32.min(blocks - off);
-            tag = tag.wrapping_add(1);
-            let data: Vec<_> = (0..k).map(|b| DataTag(tag).block(b)).collect();
-            t = fs.write(t, ino, off, &data, IoMode::Direct)?;
-            off += k;
+        t = write_sequentially(fs, ino, 0..blocks_of(e.size_bytes), &mut tag, t, |k| {
             laid += k;
             if let Some(p) = progress.filter(|_| laid % (1 << 14) < k) {
                 p(&ProgressTick { phase: Phase::Layout, done: laid as f64, total: total as f64, ios: laid });
             }
-        }
+        })?;
         set.created(i, ino);
     }
     Ok((set, t))
