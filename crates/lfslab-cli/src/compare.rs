@@ -41,8 +41,7 @@ pub fn jobs_or_cores(jobs: Option<usize>) -> usize {
 fn load_workload(name: &str, set: &[String]) -> Result<(ScenarioFile, PathBuf), Usage> {
     let path = Path::new(name);
     let (text, base) = if path.is_file() {
-        let text = lfslab::scenario::read_input(path, lfslab::scenario::JOB_FILE_LIMIT)
-            .map_err(|e| Usage(format!("cannot read workload {name}: {e}")))?;
+        let text = lfslab::scenario::load_input(path).map_err(Usage)?;
         (text, path.parent().map(Path::to_path_buf).unwrap_or_default())
     } else if let Some(t) = builtin(name) {
         (t.to_string(), PathBuf::from("."))

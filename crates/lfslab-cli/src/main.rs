@@ -143,8 +143,8 @@ fn load(name: Option<&str>, set: &[String], seed: Option<u64>) -> Result<Scenari
     let name = name.unwrap_or("default");
     let path = Path::new(name);
     let (text, base) = if path.is_file() {
-        let text = lfslab::scenario::read_input(path, lfslab::scenario::JOB_FILE_LIMIT)
-            .map_err(|e| format!("cannot read scenario {name}: {e}"))?;
+        // A fio job file or iolog runs as given, wrapped in a scenario.
+        let text = lfslab::scenario::load_input(path)?;
         (text, path.parent().map(Path::to_path_buf).unwrap_or_default())
     } else if let Some(t) = builtin(name) {
         (t.to_string(), PathBuf::from("."))

@@ -191,3 +191,34 @@ fn json_to_stdout_is_json_alone() {
     let v: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is one JSON document");
     assert!(v.get("jobs").is_some(), "{stdout}");
 }
+
+#[test]
+fn fio_job_files_and_iologs_run_as_given() {
+    let small = ["--set", "device.capacity_gib=2"];
+    // Files on F2FS, as fio would create them.
+    let p = scenario_file("files.fio", "[global]\nioengine=libaio\ndirect=1\nbs=4k\nsize=64m\n[w]\nrw=randwrite\nruntime=1\n");
+    let (code, out, err) = lfslab(&[&["run", p.to_str().unwrap(), "--json", "-"][..], &small[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(r.get("fs").is_some(), "a fio job on files runs on a filesystem");
+    assert!(r["jobs"][0]["write"]["total_ios"].as_u64().unwrap() > 0);
+    // filename=/dev/... with direct=1: the raw device.
+    let p = scenario_file("raw", "[global]\nfilename=/dev/nvme0n1\ndirect=1\nbs=4k\nsize=10%\n[w]\nrw=randwrite\nio_size=8m\n");
+    let (code, out, err) = lfslab(&[&["run", p.to_str().unwrap(), "--json", "-"][..], &small[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(r.get("fs").is_none(), "a job on /dev runs on the raw device");
+    assert_eq!(r["jobs"][0]["write"]["total_ios"].as_u64(), Some(2048));
+    // An iolog replays on the raw device.
+    let p = scenario_file("t.iolog", "fio version 2 iolog\n/dev/sda add\n/dev/sda open\n/dev/sda write 0 8192\n/dev/sda read 0 4096\n/dev/sda close\n");
+    let (code, out, err) = lfslab(&[&["run", p.to_str().unwrap(), "--json", "-"][..], &small[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((r["jobs"][0]["read"]["total_ios"].as_u64(), r["jobs"][0]["write"]["total_ios"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(r["oracle"]["mismatches_count"].as_u64(), Some(0));
+    // Files and a block device in one job file are refused, naming the job.
+    let p = scenario_file("mixed.fio", "[a]\nfilename=/dev/sda\n[b]\nrw=read\n");
+    let (code, _, err) = lfslab(&["run", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("\"b\"") && err.contains("block device"), "{err}");
+}

@@ -946,6 +946,71 @@ fn d2fs_defaults(f: &mut FsSection, device_blocks: u64, sb_blocks: u64) -> Resul
     Ok((regular, gc))
 }
 
+/// What a workload file given directly to `run` or `compare` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    Scenario,
+    FioJobFile,
+    Iolog,
+}
+
+/// Tell a scenario from a fio job file or a fio iolog: iologs by their
+/// "fio version N iolog" first line, job files by the `.fio` extension or,
+/// failing TOML, by parsing as one.
+pub fn input_kind(path: &Path, text: &str) -> InputKind {
+    let first = text.lines().next().unwrap_or("").trim();
+    if first.starts_with("fio version 2 iolog") || first.starts_with("fio version 3 iolog") {
+        return InputKind::Iolog;
+    }
+    if path.extension().is_some_and(|e| e == "fio") {
+        return InputKind::FioJobFile;
+    }
+    if toml::from_str::<toml::Value>(text).is_err() && fio_jobfile::parse(text).is_ok() {
+        return InputKind::FioJobFile;
+    }
+    InputKind::Scenario
+}
+
+/// The scenario text that runs `path` as given: itself for a scenario; for a
+/// fio job file, its jobs on F2FS (or on the raw device when they name
+/// `filename=/dev/...`); for an iolog, a replay on the raw device.
+/// Device and filesystem are the defaults; `--set` changes them.
+pub fn scenario_text_for(path: &Path, text: &str) -> Result<String, String> {
+    let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("input");
+    let stem = path.file_stem().and_then(|f| f.to_str()).unwrap_or("input");
+    let quoted = |s: &str| toml::Value::String(s.to_string()).to_string();
+    Ok(match input_kind(path, text) {
+        InputKind::Scenario => text.to_string(),
+        InputKind::FioJobFile => {
+            let parsed = fio_jobfile::parse(text).map_err(|e| format!("{file}: {e}"))?;
+            let fs = if parsed.on_device { "" } else { "[fs]\nkind = \"f2fs\"\n" };
+            format!("name = {}\nfio_job_file = {}\n{fs}", quoted(stem), quoted(file))
+        }
+        InputKind::Iolog => format!(
+            "name = {}\n[[job]]\nname = {}\nread_iolog = {}\n",
+            quoted(stem),
+            quoted(stem),
+            quoted(file)
+        ),
+    })
+}
+
+/// Read a workload file given to `run` or `compare` and return the scenario
+/// text that runs it (`scenario_text_for`). An iolog is only peeked at: the
+/// replay reads it later, under the iolog size limit.
+pub fn load_input(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let mut head = [0u8; 32];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let head = String::from_utf8_lossy(&head[..n]);
+    if head.starts_with("fio version 2 iolog") || head.starts_with("fio version 3 iolog") {
+        return scenario_text_for(path, &head);
+    }
+    scenario_text_for(path, &read_input(path, JOB_FILE_LIMIT)?)
+}
+
 /// Largest scenario or fio job file read (they are a few KiB).
 pub const JOB_FILE_LIMIT: u64 = 16 << 20;
 /// Largest iolog read: about 20 M operations.
@@ -984,7 +1049,9 @@ fn resolve_job(
         for (name, set) in [
             ("nrfiles", j.nrfiles.is_some()),
             ("filesize", j.filesize.is_some()),
-            ("direct", j.direct.is_some()),
+            // O_DIRECT on the block device is what a raw job is; buffered
+            // block-device I/O is not modelled.
+            ("direct", j.direct.is_some_and(|d| d != 1)),
             ("fsync", j.fsync.is_some()),
         ] {
             if set {

@@ -38,6 +38,9 @@ pub struct JobFile {
     pub jobs: Vec<JobSection>,
     /// Human-readable notes on options accepted without effect.
     pub ignored: Vec<String>,
+    /// The jobs name a block device (`filename=/dev/...`): they run on the
+    /// raw device, not on files.
+    pub on_device: bool,
 }
 
 fn err(line: usize, msg: impl std::fmt::Display) -> String {
@@ -74,6 +77,11 @@ fn apply(job: &mut JobSection, key: &str, value: Option<&str>, line: usize, igno
         "random_distribution" => job.random_distribution = Some(need()?.to_string()),
         "stonewall" | "wait_for_previous" => job.stonewall = Some(value.is_none_or(|v| v.trim() != "0")),
         "read_iolog" => job.read_iolog = Some(need()?.to_string()),
+        // A block device is the simulated SSD itself: the job runs on the raw device.
+        "filename" if need()?.starts_with("/dev/") => {
+            ignored.push(format!("line {line}: filename={} is the simulated device", need()?));
+            job.filename = Some(need()?.to_string());
+        }
         "filename" => job.filename = Some(need()?.to_string()),
         "replay_no_stall" => job.replay_no_stall = Some(value.is_none_or(|v| v.trim() != "0")),
         k if IGNORED.contains(&k) => ignored.push(format!("line {line}: {k} has no effect in the simulation")),
@@ -135,7 +143,20 @@ pub fn parse(text: &str) -> Result<JobFile, String> {
     for j in &mut jobs {
         j.time_based.get_or_insert(false);
     }
-    Ok(JobFile { jobs, ignored })
+    let is_dev = |j: &JobSection| j.filename.as_deref().is_some_and(|n| n.starts_with("/dev/"));
+    let on_device = jobs.iter().any(is_dev);
+    if on_device {
+        if let Some(j) = jobs.iter().find(|j| !is_dev(j)) {
+            return Err(format!(
+                "fio job file: job {:?} uses files while another names a block device; lfslab runs one or the other",
+                j.name.as_deref().unwrap_or("?")
+            ));
+        }
+        for j in &mut jobs {
+            j.filename = None;
+        }
+    }
+    Ok(JobFile { jobs, ignored, on_device })
 }
 
 #[cfg(test)]
