@@ -956,14 +956,17 @@ pub enum InputKind {
 
 /// Tell a scenario from a fio job file or a fio iolog: iologs by their
 /// "fio version N iolog" first line, job files by the `.fio` extension or,
-/// failing TOML, by parsing as one.
+/// for a file that is neither .fio nor .toml and not TOML, by parsing as one.
 pub fn input_kind(path: &Path, text: &str) -> InputKind {
     let first = text.lines().next().unwrap_or("").trim();
     if first.starts_with("fio version 2 iolog") || first.starts_with("fio version 3 iolog") {
         return InputKind::Iolog;
     }
-    if path.extension().is_some_and(|e| e == "fio") {
-        return InputKind::FioJobFile;
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("fio") => return InputKind::FioJobFile,
+        // A broken scenario gets the TOML error, not a fio one.
+        Some("toml") => return InputKind::Scenario,
+        _ => {}
     }
     if toml::from_str::<toml::Value>(text).is_err() && fio_jobfile::parse(text).is_ok() {
         return InputKind::FioJobFile;
