@@ -201,6 +201,8 @@ fn fio_job_files_and_iologs_run_as_given() {
     assert_eq!(code, 0, "{err}");
     let r: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(r.get("fs").is_some(), "a fio job on files runs on a filesystem");
+    let ignored = r["ignored_input"].as_array().expect("ignored options are reported");
+    assert!(ignored.iter().any(|n| n.as_str().unwrap().contains("ioengine")), "{ignored:?}");
     assert!(r["jobs"][0]["write"]["total_ios"].as_u64().unwrap() > 0);
     // filename=/dev/... with direct=1: the raw device.
     let p = scenario_file("raw", "[global]\nfilename=/dev/nvme0n1\ndirect=1\nbs=4k\nsize=10%\n[w]\nrw=randwrite\nio_size=8m\n");

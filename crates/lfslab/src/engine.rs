@@ -505,6 +505,7 @@ impl Run {
             },
             timeseries: outcome.series.buckets().to_vec(),
             simplifications,
+            ignored_input: s.input_notes.clone(),
         })
     }
 }

@@ -37,6 +37,9 @@ pub struct RunReport {
     pub timeseries: Vec<Bucket>,
     /// Where the model simplifies the hardware or papers; printed with results.
     pub simplifications: Vec<String>,
+    /// Input the simulation accepted without effect (fio options it ignores).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored_input: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -375,6 +378,9 @@ impl RunReport {
         );
         for note in &self.simplifications {
             let _ = writeln!(s, "note     {note}");
+        }
+        for note in &self.ignored_input {
+            let _ = writeln!(s, "ignored  {note}");
         }
         s
     }

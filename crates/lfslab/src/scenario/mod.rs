@@ -38,6 +38,9 @@ pub struct Scenario {
     pub fs: Option<FsScenario>,
     /// A filebench personality run instead of `jobs`.
     pub filebench: Option<crate::workload::filebench::FilebenchSpec>,
+    /// What the input said that the simulation does not use (fio options
+    /// without effect), for the report.
+    pub input_notes: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -189,6 +192,7 @@ impl Scenario {
 
     pub fn from_file_in(f: ScenarioFile, base: &Path) -> Result<Scenario, ScenarioError> {
         let mut r = f.clone();
+        let mut input_notes = Vec::new();
         if let Some(path) = r.fio_job_file.take() {
             let full = base.join(&path);
             let text = read_input(&full, JOB_FILE_LIMIT)
@@ -196,6 +200,7 @@ impl Scenario {
             let parsed = fio_jobfile::parse(&text)
                 .map_err(|e| ScenarioError::invalid("fio_job_file", format!("{path:?}"), e))?;
             r.jobs.extend(parsed.jobs);
+            input_notes.extend(parsed.ignored.into_iter().map(|n| format!("{path}: {n}")));
         }
         // ---- device
         let d = &mut r.device;
@@ -529,6 +534,7 @@ impl Scenario {
             check_invariants,
             fs,
             filebench,
+            input_notes,
         })
     }
 }
