@@ -582,19 +582,21 @@ impl<D: BlockDevice> F2fs<D> {
         Ok(self.submit_writes_stream(at, &w, 1))
     }
 
+    /// Remove and return the dirty dentry blocks of directory `d`.
+    fn take_dirty_dentries(&mut self, d: Ino) -> Vec<(Ino, u64)> {
+        let mut rest = self.dirty_dentries.split_off(&(d, 0));
+        let mut after = rest.split_off(&(d + 1, 0));
+        self.dirty_dentries.append(&mut after);
+        rest.into_iter().collect()
+    }
+
     /// Write the dirty dentry blocks of `dir` (every directory if None), out
     /// of place in the hot data log (`f2fs_should_update_outplace`: never
     /// IPU for directories).
     fn write_dentries(&mut self, at: SimTime, dir: Option<Ino>) -> Result<SimTime, FsError> {
         let blocks: Vec<(Ino, u64)> = match dir {
             None => std::mem::take(&mut self.dirty_dentries).into_iter().collect(),
-            Some(d) => {
-                let mine: Vec<(Ino, u64)> = self.dirty_dentries.range((d, 0)..=(d, u64::MAX)).copied().collect();
-                mine.iter().for_each(|k| {
-                    self.dirty_dentries.remove(k);
-                });
-                mine
-            }
+            Some(d) => self.take_dirty_dentries(d),
         };
         let mut done = at;
         let mut i = 0;
@@ -1223,6 +1225,16 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     /// Shrink (or extend with a hole) to `blocks`.
+    /// Unmap block `off` of `ino` and invalidate where it was.
+    fn punch_block(&mut self, ino: Ino, off: u64) {
+        if let Some(slot) = self.nm.dnode_slot(ino, off, false) {
+            let a = self.nm.set_addr(slot, NULL_ADDR);
+            if a != NULL_ADDR {
+                self.invalidate_host(a as u64);
+            }
+        }
+    }
+
     pub fn truncate(&mut self, now: SimTime, ino: Ino, blocks: u64) -> Result<SimTime, FsError> {
         let f = self.files.get(&ino).ok_or(FsError::NoSuchFile(ino))?;
         if f.dir.is_some() {
@@ -1232,12 +1244,7 @@ impl<D: BlockDevice> F2fs<D> {
         let t0 = self.balance_fs(now)?;
         let t = self.cp_rwsem.read_from(t0) + self.cpu(size.saturating_sub(blocks));
         for o in blocks..size {
-            if let Some(slot) = self.nm.dnode_slot(ino, o, false) {
-                let a = self.nm.set_addr(slot, NULL_ADDR);
-                if a != NULL_ADDR {
-                    self.invalidate_host(a as u64);
-                }
-            }
+            self.punch_block(ino, o);
         }
         // Only pages below the size can be cached (reads stop at it), so the
         // range is bounded: a short one is dropped by key, not an LRU walk.

@@ -66,12 +66,7 @@ impl<D: BlockDevice> F2fs<D> {
             DentryChange::Punched(b) => {
                 // f2fs_truncate_hole: the block goes; an unwritten dirty page is dropped.
                 self.dirty_dentries.remove(&(dir, b));
-                if let Some(slot) = self.nm.dnode_slot(dir, b, false) {
-                    let a = self.nm.set_addr(slot, NULL_ADDR);
-                    if a != NULL_ADDR {
-                        self.invalidate_host(a as u64);
-                    }
-                }
+                self.punch_block(dir, b);
                 let f = self.files.get_mut(&dir).expect("live directory");
                 if let Some(e) = f.expected.get_mut(b as usize) {
                     if *e != 0 {
@@ -178,7 +173,7 @@ impl<D: BlockDevice> F2fs<D> {
         // Dentry blocks of an empty directory were punched with their last entry.
         debug_assert!(f.expected.iter().all(|&e| e == 0) || f.dir.is_none(), "evicted directory {ino} still has blocks");
         self.used_blocks -= f.expected.iter().filter(|&&e| e != 0).count() as u64;
-        self.dirty_dentries.retain(|&(d, _)| d != ino);
+        self.take_dirty_dentries(ino);
         // truncate(0) dropped a file's cached pages; directories have none.
         self.cp_rwsem.read_until(t);
         self.d2fs_after_op(t);

@@ -65,6 +65,18 @@ impl<V: Vfs> Ctx<'_, V> {
         self.t = done + self.complete;
         Ok(v)
     }
+    /// Close the file in `slot`, if any; whether there was one.
+    fn close_fd(&mut self, slot: &mut Option<OpenFile>) -> Result<bool, FsError> {
+        let Some(f) = slot.take() else { return Ok(false) };
+        self.call(|fs, t| fs.close(t, f.ino).map(|d| ((), d)))?;
+        Ok(true)
+    }
+    /// Open `f` into the (closed) `slot`.
+    fn open_fd(&mut self, slot: &mut Option<OpenFile>, f: OpenFile) -> Result<(), FsError> {
+        self.call(|fs, t| fs.open(t, f.ino).map(|d| ((), d)))?;
+        *slot = Some(f);
+        Ok(())
+    }
     fn io(&mut self, dir: Dir, bytes: u64, f: impl FnOnce(&mut V, SimTime) -> Result<SimTime, FsError>) -> Result<(), FsError> {
         let start = self.t;
         self.call(|fs, t| f(fs, t).map(|d| ((), d)))?;
@@ -209,37 +221,25 @@ Ok(match op.kind {
         FlowopKind::CreateFile => match set.pick_absent(&mut th.rng) {
             None => false,
             Some(i) => {
-                if let Some(old) = th.fds[fd].take() {
-                    cx.call(|fs, t| fs.close(t, old.ino).map(|d| ((), d)))?;
-                }
+                cx.close_fd(&mut th.fds[fd])?;
                 let dir = set.entries[i as usize].dir;
                 let ino = cx.call(|fs, t| fs.create(t, dir, &entry_name(i)))?;
-                cx.call(|fs, t| fs.open(t, ino).map(|d| ((), d)))?;
+                cx.open_fd(&mut th.fds[fd], OpenFile { ino, fileset: op.fileset, entry: i })?;
                 set.created(i, ino);
                 sizes.insert(ino, 0);
-                th.fds[fd] = Some(OpenFile { ino, fileset: op.fileset, entry: i });
                 true
             }
         },
         FlowopKind::OpenFile => match set.pick_existing(&mut th.rng) {
             None => false,
             Some(i) => {
-                if let Some(old) = th.fds[fd].take() {
-                    cx.call(|fs, t| fs.close(t, old.ino).map(|d| ((), d)))?;
-                }
+                cx.close_fd(&mut th.fds[fd])?;
                 let ino = set.entries[i as usize].ino.expect("existing entry has an inode");
-                cx.call(|fs, t| fs.open(t, ino).map(|d| ((), d)))?;
-                th.fds[fd] = Some(OpenFile { ino, fileset: op.fileset, entry: i });
+                cx.open_fd(&mut th.fds[fd], OpenFile { ino, fileset: op.fileset, entry: i })?;
                 true
             }
         },
-        FlowopKind::CloseFile => match th.fds[fd].take() {
-            None => false,
-            Some(f) => {
-                cx.call(|fs, t| fs.close(t, f.ino).map(|d| ((), d)))?;
-                true
-            }
-        },
+        FlowopKind::CloseFile => cx.close_fd(&mut th.fds[fd])?,
         FlowopKind::DeleteFile => match set.pick_existing(&mut th.rng) {
             None => false,
             Some(i) => {
@@ -269,8 +269,7 @@ Ok(match op.kind {
             if th.fds[fd].is_none() && op.kind == FlowopKind::AppendFileRand {
                 if let Some(i) = set.pick_existing(&mut th.rng) {
                     let ino = set.entries[i as usize].ino.expect("existing entry has an inode");
-                    cx.call(|fs, t| fs.open(t, ino).map(|d| ((), d)))?;
-                    th.fds[fd] = Some(OpenFile { ino, fileset: op.fileset, entry: i });
+                    cx.open_fd(&mut th.fds[fd], OpenFile { ino, fileset: op.fileset, entry: i })?;
                 }
             }
             match th.fds[fd] {
