@@ -81,14 +81,18 @@ const CASES: &[Case] = &[
         words: &["filebench.nfiles", "100000", "MiB"],
     },
     Case {
-        name: "filebench-bad-size-and-unknown-key",
-        files: &[
-            ("a.toml", "{small}[fs]\nkind = \"f2fs\"\n[filebench]\npersonality = \"varmail\"\nfilesize = \"big\"\n"),
-            ("b.toml", "{small}[fs]\nkind = \"f2fs\"\n[filebench]\npersonality = \"varmail\"\nnfile = 3\n"),
-        ],
-        args: &["run", "a.toml", "--quiet"],
+        name: "filebench-bad-size",
+        files: &[("s.toml", "{small}[fs]\nkind = \"f2fs\"\n[filebench]\npersonality = \"varmail\"\nfilesize = \"big\"\n")],
+        args: &["run", "s.toml", "--quiet"],
         code: 2,
         words: &["filebench.filesize", "big"],
+    },
+    Case {
+        name: "filebench-unknown-key",
+        files: &[("s.toml", "{small}[fs]\nkind = \"f2fs\"\n[filebench]\npersonality = \"varmail\"\nnfile = 3\n")],
+        args: &["run", "s.toml", "--quiet"],
+        code: 2,
+        words: &["nfile", "nfiles"],
     },
     Case {
         name: "zoned-too-few-active-zones",
