@@ -392,19 +392,16 @@ impl Scenario {
                 // an inode each and a direct node per 1018 blocks.
                 let blocks: u64 = spec.filesets.iter().map(|s| s.entries * s.mean_size.div_ceil(SLOT_BYTES)).sum();
                 let entries: u64 = spec.filesets.iter().map(|s| s.entries).sum();
-                let need = blocks + blocks / 1018 + 2 * entries + 16;
-                if need > f.user_blocks {
-                    return Err(ScenarioError::invalid(
+                check_files_fit(blocks, entries, f.user_blocks).map_err(|(need, offer)| {
+                    ScenarioError::invalid(
                         "filebench.nfiles",
                         spec.filesets[0].entries,
                         format!(
-                            "the fileset (mean file size x entries, with node blocks) needs {} MiB but the filesystem \
-                             offers {} MiB of user space: lower nfiles or filesize, or enlarge fs.partition_gib",
-                            (need * SLOT_BYTES) >> 20,
-                            (f.user_blocks * SLOT_BYTES) >> 20
+                            "the fileset (mean file size x entries, with node blocks) needs {need} MiB but the filesystem \
+                             offers {offer} MiB of user space: lower nfiles or filesize, or enlarge fs.partition_gib"
                         ),
-                    ));
-                }
+                    )
+                })?;
                 Some(spec)
             }
         };
@@ -452,20 +449,16 @@ impl Scenario {
             }
             total += named.values().sum::<u64>();
             files += named.len() as u64;
-            // Node blocks: one direct node per 1018 blocks plus an inode per file.
-            let need = total + total / 1018 + 2 * files + 16;
-            if need > f.user_blocks {
-                return Err(ScenarioError::invalid(
+            check_files_fit(total, files, f.user_blocks).map_err(|(need, offer)| {
+                ScenarioError::invalid(
                     "job",
                     format!("{} MiB of files", (total * SLOT_BYTES) >> 20),
                     format!(
-                        "the files (with their node blocks) need {} MiB but the filesystem offers {} MiB of user space \
-                         (partition minus mkfs overprovisioning): shrink size/filesize or enlarge fs.partition_gib",
-                        (need * SLOT_BYTES) >> 20,
-                        (f.user_blocks * SLOT_BYTES) >> 20
+                        "the files (with their node blocks) need {need} MiB but the filesystem offers {offer} MiB of user space \
+                         (partition minus mkfs overprovisioning): shrink size/filesize or enlarge fs.partition_gib"
                     ),
-                ));
-            }
+                )
+            })?;
         }
 
         // ---- limits, output
@@ -952,6 +945,17 @@ fn d2fs_defaults(f: &mut FsSection, device_blocks: u64, sb_blocks: u64) -> Resul
     Ok((regular, gc))
 }
 
+/// Whether `files` files of `blocks` data blocks in all fit `user_blocks`,
+/// counting a direct node per 1018 blocks, an inode per file and a little
+/// slack; Err((needed MiB, offered MiB)) if not.
+fn check_files_fit(blocks: u64, files: u64, user_blocks: u64) -> Result<(), (u64, u64)> {
+    let need = blocks + blocks / 1018 + 2 * files + 16;
+    if need > user_blocks {
+        return Err(((need * SLOT_BYTES) >> 20, (user_blocks * SLOT_BYTES) >> 20));
+    }
+    Ok(())
+}
+
 /// What a workload file given directly to `run` or `compare` is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputKind {
@@ -964,8 +968,7 @@ pub enum InputKind {
 /// "fio version N iolog" first line, job files by the `.fio` extension or,
 /// for a file that is neither .fio nor .toml and not TOML, by parsing as one.
 pub fn input_kind(path: &Path, text: &str) -> InputKind {
-    let first = text.lines().next().unwrap_or("").trim();
-    if first.starts_with("fio version 2 iolog") || first.starts_with("fio version 3 iolog") {
+    if iolog::version(text).is_some() {
         return InputKind::Iolog;
     }
     match path.extension().and_then(|e| e.to_str()) {
@@ -1014,7 +1017,7 @@ pub fn load_input(path: &Path) -> Result<String, String> {
         .and_then(|mut f| f.read(&mut head))
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let head = String::from_utf8_lossy(&head[..n]);
-    if head.starts_with("fio version 2 iolog") || head.starts_with("fio version 3 iolog") {
+    if iolog::version(&head).is_some() {
         return scenario_text_for(path, &head);
     }
     scenario_text_for(path, &read_input(path, JOB_FILE_LIMIT)?)

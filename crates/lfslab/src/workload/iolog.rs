@@ -52,14 +52,22 @@ fn num(line: usize, what: &str, s: Option<&str>) -> Result<u64, String> {
     s.parse::<u64>().map_err(|_| err(line, format!("{what} {s:?} is not a non-negative integer")))
 }
 
+/// The iolog version a file's text starts with (its "fio version N iolog"
+/// header), or None if it is not an iolog.
+pub fn version(text: &str) -> Option<u8> {
+    match text.lines().next()?.trim() {
+        "fio version 2 iolog" => Some(2),
+        "fio version 3 iolog" => Some(3),
+        _ => None,
+    }
+}
+
 pub fn parse(text: &str) -> Result<Iolog, String> {
+    let header = text.lines().next().ok_or_else(|| "iolog is empty".to_string())?;
+    let version = version(text)
+        .ok_or_else(|| err(1, format!("header {:?} is not \"fio version 2 iolog\" or \"fio version 3 iolog\"", header.trim())))?;
     let mut lines = text.lines().enumerate();
-    let (_, header) = lines.next().ok_or_else(|| "iolog is empty".to_string())?;
-    let version = match header.trim() {
-        "fio version 2 iolog" => 2,
-        "fio version 3 iolog" => 3,
-        h => return Err(err(1, format!("header {h:?} is not \"fio version 2 iolog\" or \"fio version 3 iolog\""))),
-    };
+    lines.next();
     let mut files: Vec<String> = Vec::new();
     let mut extents: Vec<u64> = Vec::new();
     let mut ops = Vec::new();
