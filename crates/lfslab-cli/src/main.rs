@@ -109,6 +109,28 @@ enum Command {
         #[arg(long)]
         jobs: Option<usize>,
     },
+    /// Crash swarm: random file workloads on random small stacks of a
+    /// design, power cuts at random points, remount from what the device
+    /// holds (checkpoint, roll-forward, D2FS redo), go on, cut again; every
+    /// promised block and every read is checked. A failure prints a
+    /// reproducer, shrunk to the fewest operations that still fail.
+    Swarm {
+        /// Design(s) to run, comma-separated, or "all" (the designs of `compare`).
+        #[arg(long, default_value = "all", value_delimiter = ',')]
+        design: Vec<String>,
+        /// How many seeds per design (default 100, or 1 when --seed is given).
+        #[arg(long)]
+        seeds: Option<u64>,
+        /// First seed (default 1).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Operations per seed (default 2000).
+        #[arg(long)]
+        ops: Option<u64>,
+        /// Write the per-design totals as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Print a built-in scenario (or list them).
     Scenario {
         /// A built-in scenario's name (omit to list them).
@@ -229,6 +251,7 @@ fn run_cli(cli: Cli) -> ExitCode {
                 }
             },
         },
+        Command::Swarm { design, seeds, seed, ops, json } => exit_of(swarm_cmd(&design, seeds, seed, ops, json.as_deref())),
         Command::Scenario { schema: true, .. } => {
             out!("{}", lfslab::scenario::schema::reference_markdown());
             ExitCode::SUCCESS
@@ -278,6 +301,60 @@ fn run_cli(cli: Cli) -> ExitCode {
             }
         }
     }
+}
+
+/// `lfslab swarm`: Ok(false) when a seed failed.
+fn swarm_cmd(designs: &[String], seeds: Option<u64>, seed: Option<u64>, ops: Option<u64>, json: Option<&Path>) -> anyhow::Result<bool> {
+    let usage = |m: String| anyhow::Error::new(compare::Usage(m));
+    let names: Vec<String> = if designs.iter().any(|d| d == "all") {
+        lfslab::swarm::designs().map(String::from).collect()
+    } else {
+        designs.to_vec()
+    };
+    for n in &names {
+        if !lfslab::swarm::designs().any(|d| d == n) {
+            let valid: Vec<&str> = lfslab::swarm::designs().collect();
+            return Err(usage(format!("--design: unknown design {n:?}; valid: all, {}", valid.join(", "))));
+        }
+    }
+    if ops == Some(0) {
+        return Err(usage("--ops: must be at least 1".into()));
+    }
+    if let Some(p) = json {
+        check_output_file("--json", p).map_err(usage)?;
+    }
+    let n = seeds.unwrap_or(if seed.is_some() { 1 } else { 100 });
+    let first = seed.unwrap_or(1);
+    // A panic inside a seed is that seed's failure, reported with its reproducer.
+    if std::env::var_os("LFSLAB_SWARM_PANICS").is_none() {
+        lfslab::swarm::quiet_panics();
+    }
+    let mut all = Vec::new();
+    let mut ok = true;
+    outln!("{:<14} {:>6} {:>6} {:>9} {:>8} {:>6} {:>6} {:>8} {:>8} {:>11} {:>9}", "design", "seeds", "failed", "ops", "crashes", "aftGC", "aftCP", "aftDisc", "upcalls", "promised", "redone");
+    for d in &names {
+        let sum = lfslab::swarm::swarm(d, first, n, ops, |r| {
+            if let Some(f) = &r.failure {
+                eprintln!("FAIL {} -- {f}\n     setup: {}", r.reproducer(), r.setup);
+            }
+        })
+        .map_err(usage)?;
+        outln!(
+            "{:<14} {:>6} {:>6} {:>9} {:>8} {:>6} {:>6} {:>8} {:>8} {:>11} {:>9}",
+            sum.design, sum.seeds, sum.failed, sum.ops, sum.crashes, sum.crashes_after_gc, sum.crashes_after_checkpoint,
+            sum.crashes_after_discard, sum.crashes_with_upcalls, sum.promised_checked, sum.records_redone
+        );
+        for f in &sum.failures {
+            outln!("  shrunk: {f}");
+        }
+        ok &= sum.failed == 0;
+        all.push(sum);
+    }
+    let _ = std::panic::take_hook();
+    if let Some(p) = json {
+        std::fs::write(p, lfslab::swarm::summaries_json(&all))?;
+    }
+    Ok(ok)
 }
 
 /// Exit code of a command: 0, 1 (failed run or data mismatch), 2 (usage).

@@ -16,4 +16,5 @@ pub mod oracle;
 mod prefetch;
 pub mod scenario;
 pub mod sim;
+pub mod swarm;
 pub mod workload;

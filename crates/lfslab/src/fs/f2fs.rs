@@ -31,11 +31,13 @@ mod background;
 mod d2fs;
 mod dir;
 mod iplfs;
+mod mount;
 mod namespace;
 mod vfs;
 use dir::Dir;
 pub use background::{default_reclaim_segments, MAX_RECLAIM_PREFREE_SEGMENTS};
 pub use d2fs::RegionSample;
+pub use mount::MountReport;
 
 /// How a data page reaches the device, for the in-place-update decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -284,6 +286,8 @@ pub struct F2fs<D: BlockDevice> {
     /// File blocks in use (written and not truncated), for ENOSPC.
     used_blocks: u64,
     recovery: Option<super::recovery::RecoveryLog>,
+    /// What the device holds for a remount (kept with `recovery`).
+    mount_image: Option<Box<mount::MountImage>>,
     /// D2FS mode state (GC region, upcall handler, discards).
     d2fs: Option<d2fs::D2fsState>,
     /// IPLFS: per-section bitmaps of blocks invalidated since the checkpoint.
@@ -327,18 +331,35 @@ impl<D: BlockDevice> F2fs<D> {
             layout.user_blocks = layout.user_blocks.min(d.user_blocks);
             d2fs_state = Some(d2fs::D2fsState::new(first));
         }
-        let cfg_cache_pages = cfg.page_cache_pages;
-        let cfg_gc_min = cfg.tuning.gc_min_sleep_ms;
-        let cfg_track = cfg.track_recovery;
         let mut nm = NodeManager::new(layout.max_nid);
         let root = nm.new_inode().expect("fresh node manager has nids");
+        let sm = SegmentManager::new(&layout);
+        let mut fs = Self::assemble(dev, cfg, layout, sm, nm, root, d2fs_state);
+        fs.files.insert(root, FileState::new(root, Some(Box::new(Dir::new()))));
+        fs.sm.set_max_victim_search(fs.cfg.tuning.max_victim_search.max(1));
+        if let Some(d) = &fs.d2fs {
+            fs.sm.reserve_device_region(d.gc_first_sec);
+        }
+        if fs.cfg.iplfs_device_blocks.is_some() {
+            // Log i appends in area i + 1 (iplfs.txt: top 3 LBA bits).
+            fs.sm.set_log_areas(((1u64 << 29) / fs.layout.blocks_per_sec()) as u32);
+        }
+        fs.checkpoint(SimTime::ZERO);
+        fs.stats = FsStats::default();
+        Ok(fs)
+    }
+
+    /// The in-memory filesystem around a segment manager and node tree, as
+    /// mkfs (`format`) and a mount after a crash (`mount.rs`) build them;
+    /// every volatile part (page cache, locks, daemons) starts afresh.
+    fn assemble(dev: D, cfg: FsConfig, layout: Layout, sm: SegmentManager, nm: NodeManager, root: Ino, d2fs: Option<d2fs::D2fsState>) -> Self {
         let main_blocks = layout.main_segments as usize * BLOCKS_PER_SEG as usize;
-        let mut fs = F2fs {
-            sm: SegmentManager::new(&layout),
+        let gc_min = cfg.tuning.gc_min_sleep_ms;
+        F2fs {
+            sm,
             nm,
             layout,
             dev,
-            cfg,
             files: BTreeMap::new(),
             root,
             dirty_dentries: BTreeSet::new(),
@@ -352,31 +373,21 @@ impl<D: BlockDevice> F2fs<D> {
             last_cp: SimTime::ZERO,
             last_req: SimTime::ZERO,
             io_busy_until: SimTime::ZERO,
-            gc_wait_ms: cfg_gc_min,
-            gc_wake_at: SimTime::ZERO + SimDuration::from_ms(cfg_gc_min),
+            gc_wait_ms: gc_min,
+            gc_wake_at: SimTime::ZERO + SimDuration::from_ms(gc_min),
             discard_ran: SimTime::ZERO,
             cp_version: 0,
             pending_discards: Default::default(),
             scratch_read: Vec::new(),
-            cache: PageCache::new(cfg_cache_pages),
+            cache: PageCache::new(cfg.page_cache_pages),
             used_blocks: 0,
-            recovery: cfg_track.then(super::recovery::RecoveryLog::default),
-            d2fs: d2fs_state,
+            recovery: cfg.track_recovery.then(super::recovery::RecoveryLog::default),
+            mount_image: None,
+            d2fs,
             iplfs_discards: std::collections::BTreeMap::new(),
             iplfs_pending: 0,
-        };
-        fs.files.insert(root, FileState::new(root, Some(Box::new(Dir::new()))));
-        fs.sm.set_max_victim_search(fs.cfg.tuning.max_victim_search.max(1));
-        if let Some(d) = &fs.d2fs {
-            fs.sm.reserve_device_region(d.gc_first_sec);
+            cfg,
         }
-        if fs.cfg.iplfs_device_blocks.is_some() {
-            // Log i appends in area i + 1 (iplfs.txt: top 3 LBA bits).
-            fs.sm.set_log_areas(((1u64 << 29) / fs.layout.blocks_per_sec()) as u32);
-        }
-        fs.checkpoint(SimTime::ZERO);
-        fs.stats = FsStats::default();
-        Ok(fs)
     }
 
     pub fn layout(&self) -> &Layout {
@@ -574,7 +585,7 @@ impl<D: BlockDevice> F2fs<D> {
             self.owner[i] = (nid as u64) << 32 | NODE_OFS as u64;
             self.nm.clear_dirty(nid);
             if let Some(r) = &mut self.recovery {
-                r.on_node_write(nid, self.nm.node(nid));
+                r.on_node_write(nid, self.nm.node(nid), blk as u32);
             }
             w.push((blk, meta_fp(1, nid as u64, blk)));
         }
@@ -635,6 +646,7 @@ impl<D: BlockDevice> F2fs<D> {
         self.cp_version += 1;
         let copy = self.cp_version % 2;
         let dirty_nat = self.nm.take_dirty_nat();
+        self.nm.checkpoint_done();
         if dirty_nat.len() > NAT_JOURNAL_ENTRIES {
             let mut blks: Vec<u64> = dirty_nat
                 .iter()
@@ -692,6 +704,7 @@ impl<D: BlockDevice> F2fs<D> {
             let committed = self.files.iter().map(|(&i, f)| (i, f.committed.clone())).collect();
             r.on_checkpoint(&self.nm, &committed);
         }
+        self.capture_mount_image();
         self.stats.checkpoints += 1;
         self.stats.checkpoint_time_ns += (t - start).ns();
         self.last_cp = start;
@@ -1166,8 +1179,8 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     /// fdatasync: like fsync, but the inode block is written only when the
-    /// file size changed since the last sync (F2FS skips inode-only updates
-    /// for datasync).
+    /// file size or the block addresses it holds changed since the last
+    /// sync (F2FS skips inode-only updates for datasync).
     pub fn fdatasync(&mut self, now: SimTime, ino: Ino) -> Result<SimTime, FsError> {
         self.sync_file(now, ino, true)
     }
@@ -1196,7 +1209,10 @@ impl<D: BlockDevice> F2fs<D> {
         }
         let t = self.cp_rwsem.read_from(t);
         let mut nids = self.nm.dirty_of(ino);
-        if datasync && !size_changed {
+        // f2fs_skip_inode_update: fdatasync leaves the inode block alone only
+        // if neither the size nor its own block addresses changed (a node
+        // page with new addresses is dirty and f2fs_fsync_node_pages writes it).
+        if datasync && !size_changed && !self.nm.inode_addrs_dirty(ino) {
             nids.retain(|&n| n != ino);
         }
         let t = self.write_nodes(t, &nids)?;
@@ -1205,6 +1221,7 @@ impl<D: BlockDevice> F2fs<D> {
         if let Some(r) = &mut self.recovery {
             r.on_fsync(ino, &self.files[&ino].committed);
         }
+        self.note_fsync_image(ino);
         self.d2fs_after_op(t);
         Ok(t)
     }

@@ -55,9 +55,17 @@ pub struct NodeManager {
     nat: Vec<u32>,
     nodes: Vec<Option<Node>>,
     free_nids: BTreeSet<Nid>,
+    /// Nids freed since the checkpoint: reusable only after the next one, as
+    /// `add_free_nid` refuses a nid whose NAT entry is not checkpointed (a
+    /// roll-forward must never find another inode's nodes under it).
+    freed_since_cp: Vec<Nid>,
     next_nid: Nid,
     max_nid: Nid,
     dirty: super::id_set::IdSet,
+    /// Inodes whose own block addresses changed since the inode block was
+    /// written: fdatasync must write it (its page is dirty in the kernel),
+    /// while a size- or time-only change can wait.
+    inode_addrs_dirty: super::id_set::IdSet,
     dirty_nat: super::id_set::IdSet,
     live: u64,
 }
@@ -97,9 +105,11 @@ impl NodeManager {
             nat: vec![NULL_ADDR; 4],
             nodes: vec![None, None, None, None],
             free_nids: BTreeSet::new(),
+            freed_since_cp: Vec::new(),
             next_nid: 4,
             max_nid,
             dirty: Default::default(),
+            inode_addrs_dirty: Default::default(),
             dirty_nat: Default::default(),
             live: 0,
         }
@@ -200,19 +210,49 @@ impl NodeManager {
             nat,
             nodes,
             free_nids: BTreeSet::new(),
+            freed_since_cp: Vec::new(),
             dirty: Default::default(),
+            inode_addrs_dirty: Default::default(),
             dirty_nat: Default::default(),
             live,
         }
     }
 
+    /// The node manager a mount builds from the recovered NAT and nodes:
+    /// nids with no node are free (`f2fs_build_free_nids` scans the NAT).
+    pub fn mount(nat: Vec<u32>, nodes: Vec<Option<Node>>, max_nid: Nid) -> Self {
+        let live = nodes.iter().flatten().count() as u64;
+        let free_nids = (4..nodes.len() as Nid).filter(|&n| nodes[n as usize].is_none()).collect();
+        NodeManager {
+            next_nid: nodes.len() as Nid,
+            max_nid,
+            nat,
+            nodes,
+            free_nids,
+            freed_since_cp: Vec::new(),
+            dirty: Default::default(),
+            inode_addrs_dirty: Default::default(),
+            dirty_nat: Default::default(),
+            live,
+        }
+    }
+
+    /// Nids with a node, in order.
+    pub fn live_nids(&self) -> impl Iterator<Item = Nid> + '_ {
+        self.nodes.iter().enumerate().filter(|(_, n)| n.is_some()).map(|(i, _)| i as Nid)
+    }
+
     /// Replace (or create) a node's content, as roll-forward does.
-    pub fn restore(&mut self, nid: Nid, node: Node) {
+    /// `addr` is where the log holds it (NULL_ADDR: keep the NAT's).
+    pub fn restore(&mut self, nid: Nid, node: Node, addr: u32) {
         while self.nodes.len() <= nid as usize {
             self.nodes.push(None);
             self.nat.push(NULL_ADDR);
         }
         self.nodes[nid as usize] = Some(node);
+        if addr != NULL_ADDR {
+            self.nat[nid as usize] = addr;
+        }
     }
 
     /// `dnode_slot` without allocation, for read-only callers.
@@ -239,9 +279,18 @@ impl NodeManager {
 
     /// Point a data slot at `addr`, dirtying its node; returns the old address.
     pub fn set_addr(&mut self, slot: DnodeSlot, addr: u32) -> u32 {
-        let old = std::mem::replace(&mut self.node_mut(slot.nid).slots[slot.ofs as usize], addr);
+        let n = self.node_mut(slot.nid);
+        let old = std::mem::replace(&mut n.slots[slot.ofs as usize], addr);
+        if n.kind == NodeKind::Inode && old != addr {
+            self.inode_addrs_dirty.insert(slot.nid);
+        }
         self.dirty.insert(slot.nid);
         old
+    }
+
+    /// The inode's own block addresses changed since it was last written.
+    pub fn inode_addrs_dirty(&self, ino: Nid) -> bool {
+        self.inode_addrs_dirty.contains(ino)
     }
 
     pub fn mark_dirty(&mut self, nid: Nid) {
@@ -260,11 +309,13 @@ impl NodeManager {
 
     /// All dirty nodes, in nid order, cleared.
     pub fn take_dirty(&mut self) -> Vec<Nid> {
+        self.inode_addrs_dirty.take_sorted();
         self.dirty.take_sorted()
     }
 
     pub fn clear_dirty(&mut self, nid: Nid) {
         self.dirty.remove(nid);
+        self.inode_addrs_dirty.remove(nid);
     }
 
     pub fn nat_addr(&self, nid: Nid) -> u32 {
@@ -296,13 +347,36 @@ impl NodeManager {
         out
     }
 
+    /// `nodes_of` for a tree read from a device, which may name a node that
+    /// is not there: Err(that nid).
+    pub fn nodes_of_checked(&self, ino: Nid) -> Result<Vec<Nid>, Nid> {
+        let mut out = Vec::new();
+        let mut stack = vec![ino];
+        while let Some(nid) = stack.pop() {
+            let Some(n) = self.nodes.get(nid as usize).and_then(|n| n.as_ref()) else { return Err(nid) };
+            out.push(nid);
+            if n.kind == NodeKind::Inode {
+                stack.extend(n.nids.iter().filter(|&&c| c != 0));
+            } else if n.kind == NodeKind::Indirect {
+                stack.extend(n.slots.iter().filter(|&&c| c != 0));
+            }
+        }
+        Ok(out)
+    }
+
     /// Remove a node (truncate/unlink); its nid returns to the free list.
     pub fn remove(&mut self, nid: Nid) {
         assert!(self.nodes[nid as usize].take().is_some(), "removing absent node {nid}");
         self.live -= 1;
         self.dirty.remove(nid);
+        self.inode_addrs_dirty.remove(nid);
         self.set_nat(nid, NULL_ADDR);
-        self.free_nids.insert(nid);
+        self.freed_since_cp.push(nid);
+    }
+
+    /// A checkpoint persisted the NAT: nids freed before it are free again.
+    pub fn checkpoint_done(&mut self) {
+        self.free_nids.extend(self.freed_since_cp.drain(..));
     }
 
     /// Detach child `child` from whatever points at it in inode `ino`'s tree.
@@ -365,10 +439,14 @@ mod tests {
     }
 
     #[test]
-    fn removed_nids_are_reused() {
+    fn removed_nids_are_reused_after_a_checkpoint() {
         let mut m = NodeManager::new(1000);
         let a = m.new_inode().unwrap();
         m.remove(a);
+        // add_free_nid: not before the NAT entry is checkpointed.
+        let b = m.new_inode().unwrap();
+        assert_ne!(b, a);
+        m.checkpoint_done();
         assert_eq!(m.new_inode(), Some(a));
     }
 }

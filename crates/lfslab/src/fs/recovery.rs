@@ -37,14 +37,14 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct RecoveryLog {
     cp_nat: Vec<u32>,
     cp_nodes: Vec<Option<Node>>,
-    /// Node writes since the checkpoint, in order.
-    node_log: Vec<(Nid, Node)>,
+    /// Node writes since the checkpoint, in order, with where each went.
+    node_log: Vec<(Nid, Node, u32)>,
     /// Inodes fsync'd since the checkpoint.
-    fsynced: BTreeSet<Nid>,
+    pub(crate) fsynced: BTreeSet<Nid>,
     /// Per file: content promised durable, and offsets written since.
-    durable: BTreeMap<Nid, (Vec<u32>, BTreeSet<u64>)>,
+    pub(crate) durable: BTreeMap<Nid, (Vec<u32>, BTreeSet<u64>)>,
     /// D2FS: last migration record reflected in the checkpoint.
-    cp_record: u64,
+    pub(crate) cp_record: u64,
 }
 
 /// How a D2FS recovery treats outstanding migration records.
@@ -85,8 +85,8 @@ impl RecoveryLog {
         self.cp_record = id;
     }
 
-    pub fn on_node_write(&mut self, nid: Nid, node: &Node) {
-        self.node_log.push((nid, node.clone()));
+    pub fn on_node_write(&mut self, nid: Nid, node: &Node, addr: u32) {
+        self.node_log.push((nid, node.clone(), addr));
     }
 
     /// fsync of `ino` returned: its committed content is durable.
@@ -104,16 +104,43 @@ impl RecoveryLog {
     }
 
     /// The recovered node tree: checkpoint image + roll-forward.
-    fn recovered(&self, roll_forward: bool) -> NodeManager {
+    pub(crate) fn recovered(&self, roll_forward: bool) -> NodeManager {
         let mut nm = NodeManager::from_image(self.cp_nat.clone(), self.cp_nodes.clone());
         if roll_forward {
-            for (nid, node) in &self.node_log {
+            for (nid, node, addr) in &self.node_log {
                 if self.fsynced.contains(&node.ino) {
-                    nm.restore(*nid, node.clone());
+                    nm.restore(*nid, node.clone(), *addr);
                 }
             }
         }
         nm
+    }
+
+    /// Roll-forward as a mount does it (`find_fsync_dnodes`): the node
+    /// blocks written since the checkpoint are read back from the device in
+    /// write order, and the walk stops at the first one that does not hold
+    /// what was written there (the kernel stops where the chain's next
+    /// block is not a valid node of this checkpoint). `fp` gives the
+    /// fingerprint a node write left. Returns the tree and where it stopped.
+    pub(crate) fn recovered_from<D: BlockDevice>(
+        &self,
+        dev: &mut D,
+        at: SimTime,
+        fp: impl Fn(Nid, u32) -> Fingerprint,
+    ) -> (NodeManager, Option<(Nid, u32)>) {
+        let mut nm = NodeManager::from_image(self.cp_nat.clone(), self.cp_nodes.clone());
+        let mut buf = Vec::new();
+        for (nid, node, addr) in &self.node_log {
+            if !self.fsynced.contains(&node.ino) {
+                continue;
+            }
+            dev.read(at, Lpn(*addr as u64), 1, &mut buf);
+            if buf[0] != Some(fp(*nid, *addr)) {
+                return (nm, Some((*nid, *addr)));
+            }
+            nm.restore(*nid, node.clone(), *addr);
+        }
+        (nm, None)
     }
 
     /// Check every promised block against what recovery would read.
@@ -159,7 +186,7 @@ impl RecoveryLog {
 }
 
 /// Apply outstanding migration records, in order, to a recovered tree.
-fn redo_records(nm: NodeManager, records: &[MigrationRecord]) -> (NodeManager, u64) {
+pub(crate) fn redo_records(nm: NodeManager, records: &[MigrationRecord]) -> (NodeManager, u64) {
     #[derive(Clone, Copy)]
     enum Owner {
         Data(DnodeSlot),

@@ -113,7 +113,9 @@ pub struct SectionView {
     pub mtime_ns: u64,
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
+/// Clone: a checkpoint's image of the SIT and cursegs is kept for remount
+/// when crash recovery is tracked (fs/f2fs/mount.rs).
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct SegmentManager {
     layout: Layout,
     // Chunked: memory only for the segments in use (IPLFS's partition is
@@ -591,6 +593,68 @@ impl SegmentManager {
         let mut dirty_blocks: Vec<u64> = dirty_entries.iter().map(|&s| self.layout.sit_block_of(s)).collect();
         dirty_blocks.dedup();
         SitCheckpoint { freed, dirty_entries: dirty_entries.len(), dirty_blocks, discard_runs }
+    }
+
+    // ---- mount after a crash (fs/f2fs/mount.rs) ------------------------------
+
+    /// Every valid block, in address order (the SIT's valid maps).
+    pub fn valid_blocks(&self) -> Vec<u64> {
+        let mut out = Vec::with_capacity(self.valid_total as usize);
+        for (segno, e) in self.segs.iter_allocated() {
+            if e.valid > 0 {
+                let start = self.layout.seg_start(segno as u32);
+                out.extend((0..BLOCKS_PER_SEG).filter(|&o| bit(&e.map, o)).map(|o| start + o as u64));
+            }
+        }
+        out
+    }
+
+    /// Roll-forward found `blk` in use (`f2fs_replace_block` in recovery):
+    /// mark it valid. A segment that had no type gets `log`, as
+    /// `__f2fs_replace_block` types an empty segment WARM (or COLD) data; a
+    /// free section leaves the free list.
+    pub fn recover_block(&mut self, blk: u64, log: LogType, now: SimTime) {
+        let segno = self.layout.segno_of(blk);
+        let sec = self.layout.sec_of_seg(segno) as usize;
+        if self.sec_state[sec] == SecState::Free {
+            self.sec_state[sec] = SecState::InUse;
+            self.free_count -= 1;
+        }
+        if self.segs[segno as usize].log.is_none() && self.sec_state[sec] != SecState::Device {
+            self.segs[segno as usize].log = Some(log);
+        }
+        self.mark_valid(blk, now);
+    }
+
+    /// Sections the logs have open (zoned F2FS finishes them at remount).
+    pub fn curseg_sections(&self) -> Vec<u32> {
+        self.cursegs.iter().flatten().map(|c| self.layout.sec_of_seg(c.segno)).collect()
+    }
+
+    /// Move every log to a new free section, as `f2fs_fix_curseg_write_pointer`
+    /// does after recovery (`f2fs_allocate_new_section`): blocks a crashed
+    /// mount wrote past the checkpoint's positions are never overwritten.
+    pub fn restart_logs(&mut self) -> Result<(), NoSpace> {
+        self.gc_victim = None;
+        let open: Vec<(LogType, u32)> =
+            LogType::ALL.iter().filter_map(|&l| self.cursegs[l.index()].map(|c| (l, c.segno))).collect();
+        for &(l, _) in &open {
+            self.cursegs[l.index()] = None;
+            let s = self.take_free_section(l).ok_or(NoSpace)? * self.layout.segs_per_sec;
+            self.segs[s as usize].log = Some(l);
+            self.cursegs[l.index()] = Some(Curseg { segno: s, next_blkoff: 0, mode: AllocMode::Lfs });
+        }
+        for (_, old) in open {
+            self.closed.push(old);
+            self.locate_dirty(old);
+            // Every segment of a left section may now be dirty (only the open one was exempt).
+            let sec = self.layout.sec_of_seg(old);
+            for s in sec * self.layout.segs_per_sec..(sec + 1) * self.layout.segs_per_sec {
+                self.locate_dirty(s);
+            }
+            self.release_if_dead(sec);
+        }
+        Ok(())
     }
 
     /// Consistency: per-section counts equal the sum of segment bitmaps, and

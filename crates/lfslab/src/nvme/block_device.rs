@@ -24,6 +24,12 @@ pub trait BlockDevice {
         self.discard(at, zslba, nlb)
     }
 
+    /// ZNS Finish Zone of the zone at `zslba` (a D2FS device closes the
+    /// block-mapped section there); a page-mapped device has nothing to finish.
+    fn finish_zone(&mut self, at: SimTime, _zslba: Lpn) -> SimTime {
+        at
+    }
+
     // ---- D2FS migration queue pair (d2fs.txt §5); devices without Coupled GC keep the defaults.
 
     /// Instant of the first completion since the last call that carried the
@@ -73,6 +79,15 @@ impl BlockDevice for crate::ftl::Ssd {
         }
         let done = crate::ftl::Ssd::reset_zone(self, at, zslba)
             .unwrap_or_else(|s| panic!("Reset Zone at LBA {} failed: {s:?}", zslba.0));
+        self.take_completion_note(done);
+        done
+    }
+    fn finish_zone(&mut self, at: SimTime, zslba: Lpn) -> SimTime {
+        if !self.block_mapped() {
+            return at;
+        }
+        let done = crate::ftl::Ssd::finish_zone(self, at, zslba)
+            .unwrap_or_else(|s| panic!("Finish Zone at LBA {} failed: {s:?}", zslba.0));
         self.take_completion_note(done);
         done
     }
@@ -133,6 +148,10 @@ impl<D: BlockDevice> BlockDevice for Partition<D> {
     fn reset_zone(&mut self, at: SimTime, zslba: Lpn, nlb: u32) -> SimTime {
         assert!(zslba.0 + nlb as u64 <= self.blocks, "zone reset beyond the partition");
         self.dev.reset_zone(at, zslba, nlb)
+    }
+    fn finish_zone(&mut self, at: SimTime, zslba: Lpn) -> SimTime {
+        assert!(zslba.0 < self.blocks, "zone finish beyond the partition");
+        self.dev.finish_zone(at, zslba)
     }
     fn take_upcall_signal(&mut self) -> Option<SimTime> {
         self.dev.take_upcall_signal()

@@ -15,10 +15,11 @@
 //!   (record id, upcall id), every fully processed upcall is completed on
 //!   the migration CQ; the device then frees the records.
 //! * Discard (§6.3): sent when a block is invalidated. A block the last
-//!   checkpoint still references is discarded right after the next
-//!   checkpoint instead, as F2FS's `add_discard_addrs` does: discarding it
-//!   at once would leave the checkpoint pointing at erased data after a crash.
-//!   (The paper says "right after it invalidates"; this is our one departure.)
+//!   checkpoint still references, and any node block, is discarded right
+//!   after the next checkpoint instead, as F2FS's `add_discard_addrs` does:
+//!   discarding it at once would leave the checkpoint (or roll-forward's
+//!   node chain) pointing at erased data after a crash. (The paper says
+//!   "right after it invalidates"; this is our departure.)
 //! * Checkpoint trigger: also when `cp_dead_sections` sections died since
 //!   the last one (F2FS's prefree threshold; §5.3 cites it).
 //! * Crash recovery (§7): checkpoint image + roll-forward, then redo of the
@@ -75,6 +76,17 @@ pub(super) struct D2fsState {
 const SAMPLE_EVERY: SimDuration = SimDuration(1_000_000_000);
 
 impl D2fsState {
+    /// After a remount: every outstanding record up to `last_record` was
+    /// redone (§7); upcalls still on the SQ are fetched and their records
+    /// skipped (their old LBAs are no longer the host's).
+    pub(super) fn remounted(gc_first_sec: u32, last_record: u64) -> Self {
+        let mut d = Self::new(gc_first_sec);
+        d.last_record = last_record;
+        d.cp_record = last_record;
+        d.pending = true;
+        d
+    }
+
     pub(super) fn new(gc_first_sec: u32) -> Self {
         D2fsState {
             gc_first_sec,
@@ -115,7 +127,11 @@ impl<D: BlockDevice> F2fs<D> {
     /// Invalidate a block the host no longer uses (overwrite, truncate,
     /// node rewrite) and, in D2FS mode, queue its discard.
     pub(super) fn invalidate_host(&mut self, blk: u64) {
-        let ckpt = self.d2fs.is_some() && self.sm.ckpt_valid(blk);
+        // Node blocks wait for the checkpoint too: roll-forward reads the
+        // node chain written since the last one, and a hole in it ends the
+        // recovery there (found by the crash swarm).
+        let node = || self.owner[self.main_index(blk)] as u32 == NODE_OFS;
+        let ckpt = self.d2fs.is_some() && (self.sm.ckpt_valid(blk) || node());
         self.sm.invalidate(blk);
         self.iplfs_invalidated(blk);
         let sec = self.layout.sec_of_seg(self.layout.segno_of(blk));

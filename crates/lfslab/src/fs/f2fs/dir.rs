@@ -97,6 +97,14 @@ impl Dir {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+    /// The name under which `ino` is linked (a scan: crash tracking only).
+    pub fn name_of(&self, ino: Ino) -> Option<&str> {
+        self.entries.iter().find(|(_, e)| e.0 == ino).map(|(n, _)| &**n)
+    }
+    /// Every (name, inode), in name order.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, Ino)> + '_ {
+        self.entries.iter().map(|(n, e)| (&**n, e.0))
+    }
     pub fn lookup(&self, name: &str) -> Option<Ino> {
         self.entries.get(name).map(|e| e.0)
     }

@@ -29,7 +29,7 @@ impl<D: BlockDevice> F2fs<D> {
         }
     }
 
-    fn dir_mut(&mut self, ino: Ino) -> &mut Dir {
+    pub(super) fn dir_mut(&mut self, ino: Ino) -> &mut Dir {
         self.files.get_mut(&ino).and_then(|f| f.dir.as_deref_mut()).expect("checked directory")
     }
 
@@ -52,7 +52,7 @@ impl<D: BlockDevice> F2fs<D> {
 
     /// Dirty what a dentry change touched: the directory's inode always
     /// (mtime, size), and the dentry block unless inline.
-    fn dentry_changed(&mut self, dir: Ino, change: DentryChange) {
+    pub(super) fn dentry_changed(&mut self, dir: Ino, change: DentryChange) {
         self.nm.mark_dirty(dir);
         match change {
             DentryChange::Inline => {}
@@ -159,7 +159,7 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     /// f2fs_evict_inode: free the blocks, then the node blocks and the inode.
-    fn evict(&mut self, now: SimTime, ino: Ino) -> Result<SimTime, FsError> {
+    pub(super) fn evict(&mut self, now: SimTime, ino: Ino) -> Result<SimTime, FsError> {
         let t = if self.is_dir(ino) { now } else { self.truncate(now, ino, 0)? };
         let t = self.cp_rwsem.read_from(t) + self.cpu(1);
         for nid in self.nm.nodes_of(ino) {

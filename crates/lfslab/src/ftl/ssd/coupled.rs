@@ -527,6 +527,11 @@ impl Ssd {
         }
     }
 
+    /// Block-mapped main area (D2FS and ZNS personalities).
+    pub(crate) fn block_mapped(&self) -> bool {
+        self.coupled.is_some()
+    }
+
     pub(crate) fn zoned(&self) -> bool {
         self.coupled.as_deref().is_some_and(|c| c.cfg.zoned)
     }
@@ -621,6 +626,46 @@ impl Ssd {
         c.sb_sec[sb.0 as usize] = NONE;
         c.sb_kind[sb.0 as usize] = BlockKind::Meta;
         c.stats.zone_resets += 1;
+        Ok(done)
+    }
+
+    /// Finish Zone (NVMe ZNS 2.0, Zone Management Send, Finish): the write
+    /// pointer moves to the zone's end and the zone becomes full, so it no
+    /// longer counts against the active limit. The unwritten rest is
+    /// programmed as padding (the emulated device has no cheaper way to
+    /// close a superblock). An empty or full zone is left alone.
+    ///
+    /// A D2FS device (block-mapped sections, not zones) takes the same
+    /// command when its host mounts after a crash: the dead mount's open
+    /// sections are closed so the new mount can reuse them.
+    pub fn finish_zone(&mut self, at: SimTime, zslba: Lpn) -> Result<SimTime, Status> {
+        if self.coupled.is_none() || !self.coupled_main(zslba) || zslba.0 >= self.capacity {
+            return Err(Status::NotZoned);
+        }
+        let (sec, off) = self.c().section_of(zslba, self.sps);
+        if off != 0 {
+            return Err(Status::InvalidField);
+        }
+        let sb = self.c().sec_map[sec as usize];
+        let Some(h) = (sb != NONE)
+            .then(|| (FIRST_HOST_MAIN_HEAD..self.heads.len()).find(|&h| self.heads[h].sb == Some(SuperblockId(sb))))
+            .flatten()
+        else {
+            return Ok(at);
+        };
+        let start = self.layout.superblock_start(SuperblockId(sb)).0;
+        let mut done = at;
+        self.heads[h].unit_ready = self.heads[h].unit_ready.max(at);
+        while self.heads[h].next < self.sps {
+            self.store.program_padding(Ppn(start + self.heads[h].next as u64));
+            self.heads[h].next += 1;
+            self.stats.padding_slots += 1;
+            if let Some(t) = self.finish_slot(h) {
+                done = done.max(t);
+            }
+        }
+        self.pool.close(SuperblockId(sb));
+        self.heads[h].sb = None;
         Ok(done)
     }
 
