@@ -124,7 +124,7 @@ enum Command {
         /// First seed (default 1).
         #[arg(long)]
         seed: Option<u64>,
-        /// Operations per seed (default 2000).
+        /// Operations per seed (default 3000).
         #[arg(long)]
         ops: Option<u64>,
         /// Write the per-design totals as JSON to this file.
@@ -331,7 +331,10 @@ fn swarm_cmd(designs: &[String], seeds: Option<u64>, seed: Option<u64>, ops: Opt
     }
     let mut all = Vec::new();
     let mut ok = true;
-    outln!("{:<14} {:>6} {:>6} {:>9} {:>8} {:>6} {:>6} {:>8} {:>8} {:>11} {:>9}", "design", "seeds", "failed", "ops", "crashes", "aftGC", "aftCP", "aftDisc", "upcalls", "promised", "redone");
+    outln!(
+        "{:<14} {:>6} {:>6} {:>9} {:>8} {:>6} {:>6} {:>8} {:>8} {:>11} {:>9} {:>7} {:>7} {:>6}",
+        "design", "seeds", "failed", "ops", "crashes", "aftGC", "aftCP", "aftDisc", "upcalls", "promised", "redone", "fsGC", "devGC", "CPs"
+    );
     for d in &names {
         let sum = lfslab::swarm::swarm(d, first, n, ops, |r| {
             if let Some(f) = &r.failure {
@@ -340,9 +343,10 @@ fn swarm_cmd(designs: &[String], seeds: Option<u64>, seed: Option<u64>, ops: Opt
         })
         .map_err(usage)?;
         outln!(
-            "{:<14} {:>6} {:>6} {:>9} {:>8} {:>6} {:>6} {:>8} {:>8} {:>11} {:>9}",
+            "{:<14} {:>6} {:>6} {:>9} {:>8} {:>6} {:>6} {:>8} {:>8} {:>11} {:>9} {:>7} {:>7} {:>6}",
             sum.design, sum.seeds, sum.failed, sum.ops, sum.crashes, sum.crashes_after_gc, sum.crashes_after_checkpoint,
-            sum.crashes_after_discard, sum.crashes_with_upcalls, sum.promised_checked, sum.records_redone
+            sum.crashes_after_discard, sum.crashes_with_upcalls, sum.promised_checked, sum.records_redone, sum.fs_gc,
+            sum.device_gc, sum.checkpoints
         );
         for f in &sum.failures {
             outln!("  shrunk: {f}");

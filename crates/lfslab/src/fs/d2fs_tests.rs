@@ -150,6 +150,50 @@ fn crash_during_upcall_handling_loses_nothing_fsynced() {
     assert!(control_lost > 0, "without redo nothing was lost: the check cannot see remaps");
 }
 
+/// The remount path itself (not a check beside it) with upcalls in flight:
+/// random 4 KiB overwrites keep Coupled GC moving pages, the handler works
+/// in batches that split upcalls, and the power is cut every few thousand
+/// operations; each mount redoes the outstanding records, must keep every
+/// promise and be consistent, and the workload goes on against it.
+#[test]
+fn remount_mid_upcall_redoes_records_and_keeps_promises() {
+    let (mut redone, mut mounts, mut promised) = (0u64, 0u64, 0u64);
+    for seed in 0..3u64 {
+        let mut fs = d2fs(1.4, true, 5 + seed as usize * 11);
+        let mut rng = SimRng::new(seed ^ 0x5eed);
+        let size = CAPACITY_BLOCKS * 7 / 10;
+        let (ino, mut t) = fs.create(SimTime::ZERO, fs.root(), "f").unwrap();
+        let tag = |n: u64, off: u64| crate::oracle::DataTag(n).block(off);
+        for off in (0..size).step_by(256) {
+            let n = 256.min(size - off);
+            t = fs.write(t, ino, off, &(0..n).map(|i| tag(1, off + i)).collect::<Vec<_>>()).unwrap();
+        }
+        t = fs.fsync(t, ino).unwrap();
+        for n in 0..24_000u64 {
+            let off = rng.below(size);
+            t = match rng.below(100) {
+                0..=69 => fs.write(t, ino, off, &[tag(n + 2, off)]).unwrap(),
+                70..=89 => fs.read(t, ino, off, 1).unwrap(),
+                _ => fs.fsync(t, ino).unwrap(),
+            };
+            if n % 4_000 == 3_999 {
+                let (next, rep) = fs.crash_remount(t + SimDuration(1)).unwrap();
+                assert!(rep.errors.is_empty(), "seed {seed} op {n}: {:?}", rep.errors);
+                redone += rep.records_redone;
+                promised += rep.promised_checked;
+                mounts += 1;
+                fs = next;
+                mapping_checker::check(&fs.dev).unwrap_or_else(|e| panic!("seed {seed} after mount at op {n}: {e}"));
+            }
+        }
+        fs.read(t, ino, 0, size).unwrap();
+        assert_eq!(fs.oracle().mismatches_count, 0, "seed {seed}: a read after remounts returned stale data");
+    }
+    assert_eq!(mounts, 18);
+    assert!(promised > 100_000, "only {promised} promised blocks checked");
+    assert!(redone > 0, "no mount found an outstanding record to redo");
+}
+
 #[test]
 fn same_seed_same_result() {
     let a = fio_like(9, d2fs(1.4, false, 0), 30_000, |_, _, _| {});

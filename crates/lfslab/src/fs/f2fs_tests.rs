@@ -208,6 +208,26 @@ fn crash_recovery_keeps_every_fsync_and_checkpoint_promise() {
     assert!(lost_without_roll_forward > 0, "checkpoint-only recovery should lose fsync'd data");
 }
 
+/// Control for the mount's check: a device that lost a promised block
+/// (discarded behind the filesystem's back) makes the mount report it.
+#[test]
+fn remount_reports_a_promised_block_the_device_lost() {
+    let cfg = FsConfig { track_recovery: true, page_cache_pages: 2048, ..FsConfig::default() };
+    let mut fs = F2fs::format(ssd(128), cfg).unwrap();
+    let (ino, t) = fs.create(SimTime::ZERO, fs.root(), "f").unwrap();
+    let t = fs.write(t, ino, 0, &content(1, 64)).unwrap();
+    let t = fs.fsync(t, ino).unwrap();
+    let (mut fs, rep) = fs.crash_remount(t).unwrap();
+    assert!(rep.errors.is_empty() && rep.rolled_forward == 1 && rep.dentries_recovered == 1, "{rep:?}");
+    assert_eq!(rep.promised_checked, 64);
+    let ino = fs.lookup(t, fs.root(), "f").unwrap().0.expect("fsync'd file recovered by name");
+    let addr = fs.block_address(ino, 3).expect("block 3 is mapped");
+    crate::nvme::BlockDevice::discard(&mut fs.dev, t, crate::nand::Lpn(addr), 1);
+    let (_, rep) = fs.crash_remount(t + SimDuration(1)).unwrap();
+    assert_eq!(rep.promised_lost, 1, "{rep:?}");
+    assert!(rep.errors.iter().any(|e| e.contains("block 3")), "{:?}", rep.errors);
+}
+
 #[test]
 fn same_seed_same_state() {
     let a = stress(9, FsConfig::default(), 2_000);

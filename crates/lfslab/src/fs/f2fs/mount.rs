@@ -104,6 +104,12 @@ pub struct MountReport {
 }
 
 impl<D: BlockDevice> F2fs<D> {
+    /// Where block `off` of `ino` lives on the device (None: a hole).
+    pub fn block_address(&self, ino: Ino, off: u64) -> Option<u64> {
+        let a = self.nm.probe(ino, off).map(|s| self.nm.get_addr(s))?;
+        (a != NULL_ADDR).then_some(a as u64)
+    }
+
     /// A checkpoint completed: it is what a mount would start from.
     pub(super) fn capture_mount_image(&mut self) {
         if self.recovery.is_none() {
@@ -266,7 +272,9 @@ impl<D: BlockDevice> F2fs<D> {
             rep.dentries_recovered += 1;
         }
         for ino in orphans {
-            if fs.files.contains_key(&ino) {
+            if let Some(f) = fs.files.get_mut(&ino) {
+                f.orphan = true;
+                fs.orphans += 1;
                 t = fs.evict(t, ino).map_err(|e| format!("evicting orphan {ino}: {e}"))?;
                 rep.orphans_evicted += 1;
             }
@@ -402,7 +410,8 @@ impl<D: BlockDevice> F2fs<D> {
         for &ino in self.files.keys() {
             let n = links.get(&ino).copied().unwrap_or(0);
             if ino != self.root && n != 1 && !self.files[&ino].orphan {
-                rep.errors.push(format!("inode {ino} is linked {n} times"));
+                let f = &self.files[&ino];
+                rep.errors.push(format!("inode {ino} (parent {}, {} blocks) is linked {n} times", f.parent, f.size_blocks));
             }
         }
     }

@@ -147,11 +147,14 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     /// The inode's last link is gone: evict it or keep it as an orphan.
+    /// The inode is an orphan from here to the end of its eviction
+    /// (`f2fs_drop_nlink` -> `f2fs_add_orphan_inode`), so a checkpoint taken
+    /// while eviction truncates it records it and a mount finishes the job.
     fn drop_link(&mut self, t: SimTime, ino: Ino) -> Result<SimTime, FsError> {
         let f = self.files.get_mut(&ino).expect("linked inode exists");
+        f.orphan = true;
+        self.orphans += 1;
         if f.opens > 0 {
-            f.orphan = true;
-            self.orphans += 1;
             self.nm.mark_dirty(ino);
             return Ok(t);
         }
@@ -170,6 +173,7 @@ impl<D: BlockDevice> F2fs<D> {
             self.nm.remove(nid);
         }
         let f = self.files.remove(&ino).expect("evicting a live inode");
+        self.orphans -= f.orphan as u64;
         // Dentry blocks of an empty directory were punched with their last entry.
         debug_assert!(f.expected.iter().all(|&e| e == 0) || f.dir.is_none(), "evicted directory {ino} still has blocks");
         self.used_blocks -= f.expected.iter().filter(|&&e| e != 0).count() as u64;
@@ -238,7 +242,6 @@ impl<D: BlockDevice> F2fs<D> {
         assert!(f.opens > 0, "close of inode {ino} that is not open");
         f.opens -= 1;
         if f.opens == 0 && f.orphan {
-            self.orphans -= 1;
             return self.evict(t, ino);
         }
         Ok(t)

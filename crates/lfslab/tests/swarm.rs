@@ -1,0 +1,45 @@
+//! The crash swarm's CI batch: every design, random workloads with power
+//! cuts and remounts (`lfslab swarm`); a benchmark-sized run is in
+//! docs/robustness.md.
+
+use lfslab::swarm::{designs, run_seed, swarm};
+
+/// Seeds per design in CI (about a second each on two cores).
+const SEEDS: u64 = 16;
+
+#[test]
+fn every_design_survives_its_crash_batch() {
+    for d in designs() {
+        let sum = swarm(d, 1, SEEDS, None, |r| {
+            assert!(r.failure.is_none(), "{} -- {}\n  setup: {}", r.reproducer(), r.failure.as_deref().unwrap_or(""), r.setup);
+        })
+        .unwrap();
+        assert_eq!(sum.failed, 0, "{d}: {:?}", sum.failures);
+        assert!(sum.crashes >= SEEDS, "{d}: only {} crashes", sum.crashes);
+        assert!(sum.promised_checked > 10_000, "{d}: only {} promised blocks checked", sum.promised_checked);
+        assert!(sum.crashes_after_checkpoint > 0 && sum.checkpoints > 0, "{d}: no crash after a checkpoint");
+        assert!(sum.blocks_read_checked > 10_000, "{d}: only {} blocks read back", sum.blocks_read_checked);
+        // Garbage collection happens where the design has it.
+        match d {
+            "d2fs" | "iplfs" | "f2fs-adaptive" => assert!(sum.device_gc > 0, "{d}: the device never collected"),
+            "zf2fs" | "f2fs" => assert!(sum.fs_gc > 0 && sum.crashes_after_gc > 0, "{d}: no crash after FS GC"),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_seed_replays_bit_for_bit() {
+    for d in ["f2fs-adaptive", "d2fs"] {
+        let a = run_seed(d, 7, Some(800)).unwrap();
+        let b = run_seed(d, 7, Some(800)).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a.setup, run_seed(d, 8, Some(800)).unwrap().setup, "{d}: the seed should draw the setup");
+    }
+}
+
+#[test]
+fn unknown_design_is_an_error() {
+    let e = run_seed("ext5", 1, Some(10)).unwrap_err();
+    assert!(e.contains("--design") && e.contains("f2fs"), "{e}");
+}
