@@ -118,7 +118,7 @@ const FS_SIMPLIFICATIONS: [&str; 5] = [
     "filesystem: node blocks are always cached in memory (GC reads data and SSA blocks, not nodes); lookups hit the dcache; directory hashing uses FNV-1a, not F2FS's TEA hash, and counts free dentry slots, not contiguous runs; files are whole 4 KiB blocks (no inline data)",
     "filesystem: f2fs_balance_fs_bg's checkpoint triggers are checked after every operation (the kernel checks from the GC thread and node writeback); excess_dirty_threshold counts node pages only; the discard thread issues the 50 ms rounds since its last look together",
     "filesystem: background GC migrates a victim synchronously (the kernel dirties its pages for writeback); has_not_enough_free_secs uses the pre-5.16 form",
-    "filesystem: crash recovery (checkpoint + roll-forward of fsync'd inodes) is checked by F2fs::crash_check against a power-loss-protected device; runs do not remount and continue after a crash",
+    "filesystem: crash recovery (checkpoint + roll-forward of fsync'd inodes, D2FS redo) assumes a power-loss-protected device; runs here do not crash (lfslab swarm cuts the power, remounts and goes on)",
     "filesystem: lock wait totals cover the whole run (layout included); FS, FTL and page-cache counters cover the measured phase",
 ];
 
