@@ -638,6 +638,9 @@ impl SegmentManager {
         self.gc_victim = None;
         let open: Vec<(LogType, u32)> =
             LogType::ALL.iter().filter_map(|&l| self.cursegs[l.index()].map(|c| (l, c.segno))).collect();
+        if (self.free_count as usize) < open.len() && self.log_area_sections.is_none() {
+            return Err(NoSpace);
+        }
         for &(l, _) in &open {
             self.cursegs[l.index()] = None;
             let s = self.take_free_section(l).ok_or(NoSpace)? * self.layout.segs_per_sec;

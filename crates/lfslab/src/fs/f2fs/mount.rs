@@ -90,6 +90,8 @@ pub struct MountReport {
     /// Zoned: zones reset (free but written) and finished (partly written).
     pub zones_reset: u64,
     pub zones_finished: u64,
+    /// Prefree sections released before the logs restarted (none free).
+    pub sections_released_early: u64,
     /// D2FS: blocks discarded because only the dead mount used them.
     pub blocks_trimmed: u64,
     /// Recovered data pointers whose block the device no longer maps (only
@@ -239,7 +241,24 @@ impl<D: BlockDevice> F2fs<D> {
                 }
             }
         }
-        fs.sm.restart_logs().map_err(|_| "no free section left for the logs after recovery".to_string())?;
+        if fs.sm.restart_logs().is_err() {
+            // Every free section is taken: release the sections recovery
+            // emptied (prefree) now rather than at the CP_RECOVERY
+            // checkpoint, which needs the logs first. They hold no block
+            // the recovered tree uses; a mount is atomic in lfslab's model.
+            let keep = fs.d2fs_sections_to_keep();
+            let freed = fs.sm.checkpoint(&keep).freed;
+            rep.sections_released_early = freed.len() as u64;
+            if fs.cfg.zoned {
+                let (main, per_sec) = (fs.layout.main_blkaddr, fs.layout.blocks_per_sec());
+                for s in freed {
+                    t = t.max(fs.dev.reset_zone(at, Lpn(main + s as u64 * per_sec), per_sec as u32));
+                    rep.zones_reset += 1;
+                    fs.stats.zone_resets += 1;
+                }
+            }
+            fs.sm.restart_logs().map_err(|_| "no free section left for the logs after recovery".to_string())?;
+        }
         // 6. D2FS: the dead mount's garbage.
         if fs.d2fs.is_some() {
             let mut dead = Vec::new();
