@@ -17,9 +17,9 @@
 //! inconsistent, a read returns other data than the oracle expects, the
 //! consistency checker objects, or anything panics. Crashes fall between
 //! filesystem calls: a call runs whole at its start instant in lfslab's time
-//! model, so "mid-GC" or "mid-checkpoint" means right after a call that
-//! collected or checkpointed, with its effects not yet checkpointed; each
-//! crash's context is counted in the result.
+//! model. Each crash's context is counted in the result: whether FS GC, a
+//! checkpoint or a discard happened since the previous mount (not
+//! necessarily in the last call), and whether D2FS records were redone.
 
 use crate::compare::{Design, DESIGNS};
 use crate::fs::{F2fs, FsError, Ino, IoMode, MountReport, Vfs};
@@ -51,8 +51,9 @@ pub struct SeedResult {
     /// Operations done (fewer when it failed).
     pub ops: u64,
     pub crashes: u64,
-    /// Crashes right after foreground or background GC, a checkpoint, a
-    /// discard, or with D2FS upcalls not yet reflected.
+    /// Crashes with FS GC (foreground or background), a checkpoint or a
+    /// discard since the previous mount (or the start), and crashes whose
+    /// mount redid D2FS records.
     pub crashes_after_gc: u64,
     pub crashes_after_checkpoint: u64,
     pub crashes_after_discard: u64,
