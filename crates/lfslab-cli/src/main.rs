@@ -344,9 +344,9 @@ fn swarm_cmd(designs: &[String], seeds: Option<u64>, seed: Option<u64>, ops: Opt
         .map_err(usage)?;
         outln!(
             "{:<14} {:>6} {:>6} {:>9} {:>8} {:>6} {:>6} {:>8} {:>8} {:>11} {:>9} {:>7} {:>7} {:>6}",
-            sum.design, sum.seeds, sum.failed, sum.ops, sum.crashes, sum.crashes_after_gc, sum.crashes_after_checkpoint,
-            sum.crashes_after_discard, sum.crashes_with_upcalls, sum.promised_checked, sum.records_redone, sum.fs_gc,
-            sum.device_gc, sum.checkpoints
+            sum.design, sum.seeds, sum.failed, sum.counts.ops, sum.counts.crashes, sum.counts.crashes_after_gc, sum.counts.crashes_after_checkpoint,
+            sum.counts.crashes_after_discard, sum.counts.crashes_with_upcalls, sum.counts.promised_checked, sum.counts.records_redone, sum.counts.fs_gc,
+            sum.counts.device_gc, sum.counts.checkpoints
         );
         for f in &sum.failures {
             outln!("  shrunk: {f}");

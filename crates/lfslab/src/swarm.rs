@@ -39,16 +39,10 @@ pub const DEFAULT_OPS: u64 = 3_000;
 const NAMES: usize = 6;
 const DIRS: [&str; 2] = ["d0", "d1"];
 
-/// What one seed did.
+/// What seeds did, summed over them as they are over a swarm.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct SeedResult {
-    pub design: String,
-    pub seed: u64,
-    /// The drawn settings, one line.
-    pub setup: String,
-    /// The run's operation count (the reproducer's --ops).
-    pub ops_limit: u64,
-    /// Operations done (fewer when it failed).
+pub struct SeedCounts {
+    /// Operations done (fewer than asked when a seed failed).
     pub ops: u64,
     pub crashes: u64,
     /// Crashes with FS GC (foreground or background), a checkpoint or a
@@ -74,6 +68,31 @@ pub struct SeedResult {
     pub call_errors: u64,
     /// Blocks the application wrote (FS counter, whole run).
     pub app_write_blocks: u64,
+}
+
+macro_rules! add_counts {
+    ($a:expr, $b:expr, $($f:ident),*) => { $($a.$f += $b.$f;)* };
+}
+
+impl SeedCounts {
+    pub fn add(&mut self, o: &SeedCounts) {
+        add_counts!(self, o, ops, crashes, crashes_after_gc, crashes_after_checkpoint, crashes_after_discard,
+            crashes_with_upcalls, promised_checked, rolled_forward, records_redone, orphans_evicted,
+            blocks_read_checked, fs_gc, device_gc, checkpoints, records_created, call_errors, app_write_blocks);
+    }
+}
+
+/// What one seed did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SeedResult {
+    pub design: String,
+    pub seed: u64,
+    /// The drawn settings, one line.
+    pub setup: String,
+    /// The run's operation count (the reproducer's --ops).
+    pub ops_limit: u64,
+    #[serde(flatten)]
+    pub counts: SeedCounts,
     pub failure: Option<String>,
 }
 
@@ -284,7 +303,7 @@ impl Run {
                     } else {
                         let off = self.rng.below(size);
                         let n = 1 + self.rng.below((size - off).min(64));
-                        self.result.blocks_read_checked += n;
+                        self.result.counts.blocks_read_checked += n;
                         Vfs::read(self.fs(), t, ino, off, n, mode)?
                     }
                 }
@@ -364,15 +383,15 @@ impl Run {
         let fs = self.fs.take().expect("mounted");
         let s = fs.stats().clone();
         let (fs, rep) = fs.crash_remount(at)?;
-        self.result.crashes += 1;
+        self.result.counts.crashes += 1;
         self.note_context(&s, &rep);
-        self.result.promised_checked += rep.promised_checked;
-        self.result.rolled_forward += rep.rolled_forward;
-        self.result.records_redone += rep.records_redone;
-        self.result.orphans_evicted += rep.orphans_evicted;
+        self.result.counts.promised_checked += rep.promised_checked;
+        self.result.counts.rolled_forward += rep.rolled_forward;
+        self.result.counts.records_redone += rep.records_redone;
+        self.result.counts.orphans_evicted += rep.orphans_evicted;
         if !rep.errors.is_empty() {
             let stop = rep.roll_forward_stopped.as_deref().map(|s| format!(" (roll-forward stopped: {s})")).unwrap_or_default();
-            return Err(format!("mount after crash {}{stop}: {}", self.result.crashes, rep.errors.join("; ")));
+            return Err(format!("mount after crash {}{stop}: {}", self.result.counts.crashes, rep.errors.join("; ")));
         }
         self.fs = Some(fs);
         for th in &mut self.threads {
@@ -381,7 +400,7 @@ impl Run {
             th.open.clear();
         }
         self.last = Some(self.fs().stats().clone());
-        let t = self.setup_dirs(at).map_err(|e| format!("after crash {}: {e}", self.result.crashes))?;
+        let t = self.setup_dirs(at).map_err(|e| format!("after crash {}: {e}", self.result.counts.crashes))?;
         for th in &mut self.threads {
             th.now = t;
         }
@@ -391,16 +410,16 @@ impl Run {
     fn note_context(&mut self, s: &crate::fs::FsStats, rep: &MountReport) {
         let before = self.last.clone().unwrap_or_default();
         if s.gc_fg_count + s.gc_bg_count > before.gc_fg_count + before.gc_bg_count {
-            self.result.crashes_after_gc += 1;
+            self.result.counts.crashes_after_gc += 1;
         }
         if s.checkpoints > before.checkpoints {
-            self.result.crashes_after_checkpoint += 1;
+            self.result.counts.crashes_after_checkpoint += 1;
         }
         if s.discard_cmds > before.discard_cmds {
-            self.result.crashes_after_discard += 1;
+            self.result.counts.crashes_after_discard += 1;
         }
         if rep.records_redone > 0 {
-            self.result.crashes_with_upcalls += 1;
+            self.result.counts.crashes_with_upcalls += 1;
         }
     }
 }
@@ -456,11 +475,11 @@ pub fn run_seed(design_name: &str, seed: u64, ops: Option<u64>) -> Result<SeedRe
     run.result.failure = failure;
     if let Some(fs) = &run.fs {
         let s = fs.stats();
-        run.result.fs_gc = s.gc_fg_count + s.gc_bg_count;
-        run.result.checkpoints = s.checkpoints;
-        run.result.app_write_blocks = s.app_write_blocks;
-        run.result.device_gc = fs.dev.dev.stats().gc_count;
-        run.result.records_created = fs.dev.dev.coupled_stats().map_or(0, |c| c.records_created);
+        run.result.counts.fs_gc = s.gc_fg_count + s.gc_bg_count;
+        run.result.counts.checkpoints = s.checkpoints;
+        run.result.counts.app_write_blocks = s.app_write_blocks;
+        run.result.counts.device_gc = fs.dev.dev.stats().gc_count;
+        run.result.counts.records_created = fs.dev.dev.coupled_stats().map_or(0, |c| c.records_created);
     }
     Ok(run.result)
 }
@@ -480,12 +499,12 @@ fn drive(run: &mut Run, ops: u64) -> Result<(), String> {
         match run.step(k) {
             Ok(()) => {}
             Err(e) if is_workload_error(&e) => {
-                run.result.call_errors += 1;
+                run.result.counts.call_errors += 1;
                 run.threads[k].now = run.threads[k].now + SimDuration::from_us(10);
             }
             Err(e) => return Err(format!("op {i}: {e}")),
         }
-        run.result.ops = i + 1;
+        run.result.counts.ops = i + 1;
         let now = run.threads[k].now;
         if now >= run.next_bg {
             run.fs().background(now).or_else(|e| if is_workload_error(&e) { Ok(()) } else { Err(format!("background at op {i}: {e}")) })?;
@@ -509,7 +528,7 @@ fn drive(run: &mut Run, ops: u64) -> Result<(), String> {
     };
     for (ino, size) in files {
         if size > 0 && run.fs().stat(t, ino).is_ok_and(|(s, _)| !s.is_dir) {
-            run.result.blocks_read_checked += size;
+            run.result.counts.blocks_read_checked += size;
             Vfs::read(run.fs(), t, ino, 0, size, IoMode::Direct).map_err(|e| format!("final read of inode {ino}: {e}"))?;
         }
     }
@@ -571,18 +590,8 @@ pub struct SwarmSummary {
     pub design: String,
     pub seeds: u64,
     pub failed: u64,
-    pub ops: u64,
-    pub crashes: u64,
-    pub crashes_after_gc: u64,
-    pub crashes_after_checkpoint: u64,
-    pub crashes_after_discard: u64,
-    pub crashes_with_upcalls: u64,
-    pub promised_checked: u64,
-    pub records_redone: u64,
-    pub blocks_read_checked: u64,
-    pub fs_gc: u64,
-    pub device_gc: u64,
-    pub checkpoints: u64,
+    #[serde(flatten)]
+    pub counts: SeedCounts,
     /// First failures, shrunk, with their reproducers.
     pub failures: Vec<String>,
 }
@@ -591,18 +600,7 @@ impl SwarmSummary {
     pub fn add(&mut self, r: &SeedResult) {
         self.design = r.design.clone();
         self.seeds += 1;
-        self.ops += r.ops;
-        self.crashes += r.crashes;
-        self.crashes_after_gc += r.crashes_after_gc;
-        self.crashes_after_checkpoint += r.crashes_after_checkpoint;
-        self.crashes_after_discard += r.crashes_after_discard;
-        self.crashes_with_upcalls += r.crashes_with_upcalls;
-        self.promised_checked += r.promised_checked;
-        self.records_redone += r.records_redone;
-        self.blocks_read_checked += r.blocks_read_checked;
-        self.fs_gc += r.fs_gc;
-        self.device_gc += r.device_gc;
-        self.checkpoints += r.checkpoints;
+        self.counts.add(&r.counts);
         if r.failure.is_some() {
             self.failed += 1;
         }

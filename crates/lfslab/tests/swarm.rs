@@ -15,14 +15,14 @@ fn every_design_survives_its_crash_batch() {
         })
         .unwrap();
         assert_eq!(sum.failed, 0, "{d}: {:?}", sum.failures);
-        assert!(sum.crashes >= SEEDS, "{d}: only {} crashes", sum.crashes);
-        assert!(sum.promised_checked > 10_000, "{d}: only {} promised blocks checked", sum.promised_checked);
-        assert!(sum.crashes_after_checkpoint > 0 && sum.checkpoints > 0, "{d}: no crash after a checkpoint");
-        assert!(sum.blocks_read_checked > 10_000, "{d}: only {} blocks read back", sum.blocks_read_checked);
+        assert!(sum.counts.crashes >= SEEDS, "{d}: only {} crashes", sum.counts.crashes);
+        assert!(sum.counts.promised_checked > 10_000, "{d}: only {} promised blocks checked", sum.counts.promised_checked);
+        assert!(sum.counts.crashes_after_checkpoint > 0 && sum.counts.checkpoints > 0, "{d}: no crash after a checkpoint");
+        assert!(sum.counts.blocks_read_checked > 10_000, "{d}: only {} blocks read back", sum.counts.blocks_read_checked);
         // Garbage collection happens where the design has it.
         match d {
-            "d2fs" | "iplfs" | "f2fs-adaptive" => assert!(sum.device_gc > 0, "{d}: the device never collected"),
-            "zf2fs" | "f2fs" => assert!(sum.fs_gc > 0 && sum.crashes_after_gc > 0, "{d}: no crash after FS GC"),
+            "d2fs" | "iplfs" | "f2fs-adaptive" => assert!(sum.counts.device_gc > 0, "{d}: the device never collected"),
+            "zf2fs" | "f2fs" => assert!(sum.counts.fs_gc > 0 && sum.counts.crashes_after_gc > 0, "{d}: no crash after FS GC"),
             _ => {}
         }
     }

@@ -35,6 +35,10 @@
 //!    them, as the kernel does, to be overwritten on reuse).
 //! 7. A checkpoint (`CP_RECOVERY`).
 //!
+//! Time: roll-forward's reads occupy the device, but the mount returns at
+//! the end of its zone commands and the recovery checkpoint; reading the
+//! checkpoint, NAT and SIT is not timed (simplified).
+//!
 //! The report checks every block an fsync or checkpoint promised against
 //! the mounted tree, and the consistency checker and a namespace walk run
 //! on the result.
