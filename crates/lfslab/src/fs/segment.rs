@@ -638,12 +638,19 @@ impl SegmentManager {
         self.gc_victim = None;
         let open: Vec<(LogType, u32)> =
             LogType::ALL.iter().filter_map(|&l| self.cursegs[l.index()].map(|c| (l, c.segno))).collect();
-        if (self.free_count as usize) < open.len() && self.log_area_sections.is_none() {
+        // All or nothing: a log left without a section would be lost to a retry.
+        let room = match self.log_area_sections {
+            None => self.free_count as usize >= open.len(),
+            Some(a) => open.iter().all(|&(l, _)| {
+                (l.index() as u32 * a..(l.index() as u32 + 1) * a).any(|s| self.sec_state[s as usize] == SecState::Free)
+            }),
+        };
+        if !room {
             return Err(NoSpace);
         }
         for &(l, _) in &open {
             self.cursegs[l.index()] = None;
-            let s = self.take_free_section(l).ok_or(NoSpace)? * self.layout.segs_per_sec;
+            let s = self.take_free_section(l).expect("room checked above") * self.layout.segs_per_sec;
             self.segs[s as usize].log = Some(l);
             self.cursegs[l.index()] = Some(Curseg { segno: s, next_blkoff: 0, mode: AllocMode::Lfs });
         }

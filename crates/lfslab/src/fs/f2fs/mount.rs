@@ -96,6 +96,8 @@ pub struct MountReport {
     pub zones_finished: u64,
     /// Prefree sections released before the logs restarted (none free).
     pub sections_released_early: u64,
+    /// D2FS: Coupled GC rounds the mount asked for to find its logs sections.
+    pub mount_cgc_rounds: u64,
     /// D2FS: blocks discarded because only the dead mount used them.
     pub blocks_trimmed: u64,
     /// Recovered data pointers whose block the device no longer maps (only
@@ -245,6 +247,18 @@ impl<D: BlockDevice> F2fs<D> {
                 }
             }
         }
+        // 6. D2FS: the dead mount's garbage (before the logs move, so a
+        // Coupled GC round the logs may need below does not carry it).
+        if fs.d2fs.is_some() {
+            let mut dead = Vec::new();
+            for blk in fs.layout.main_blkaddr..fs.layout.blocks {
+                if !fs.sm.is_valid(blk) && fs.dev.peek_direct(Lpn(blk)).is_some() {
+                    dead.push(blk);
+                }
+            }
+            rep.blocks_trimmed = dead.len() as u64;
+            fs.discard_blocks(t, dead);
+        }
         if fs.sm.restart_logs().is_err() {
             // Every free section is taken: release the sections recovery
             // emptied (prefree) now rather than at the CP_RECOVERY
@@ -261,18 +275,9 @@ impl<D: BlockDevice> F2fs<D> {
                     fs.stats.zone_resets += 1;
                 }
             }
-            fs.sm.restart_logs().map_err(|_| "no free section left for the logs after recovery".to_string())?;
-        }
-        // 6. D2FS: the dead mount's garbage.
-        if fs.d2fs.is_some() {
-            let mut dead = Vec::new();
-            for blk in fs.layout.main_blkaddr..fs.layout.blocks {
-                if !fs.sm.is_valid(blk) && fs.dev.peek_direct(Lpn(blk)).is_some() {
-                    dead.push(blk);
-                }
+            if fs.sm.restart_logs().is_err() {
+                t = fs.mount_free_section_fault(t, &mut rep)?;
             }
-            rep.blocks_trimmed = dead.len() as u64;
-            fs.discard_blocks(t, dead);
         }
         // 4. recover_dentry, then the orphans.
         for (parent, name, ino) in new_dentries {
@@ -311,6 +316,40 @@ impl<D: BlockDevice> F2fs<D> {
         fs.check_namespace(&mut rep);
         rep.inodes = fs.files.len() as u64;
         Ok((fs, rep))
+    }
+
+    /// D2FS at mount, with every free section taken: the free-section fault
+    /// of normal running (`d2fs_balance`, d2fs.txt §6.1) without its
+    /// checkpoint, which needs the logs. The host asks the device for Coupled
+    /// GC rounds, applies the upcalls' records and releases the regular
+    /// sections they empty. Until CP_RECOVERY the records stay outstanding on
+    /// the device (completed only by a checkpoint), so a crash in here redoes
+    /// them at the next mount. Plain F2FS never gets here: the checkpoint's
+    /// reserve keeps free sections for its logs.
+    fn mount_free_section_fault(&mut self, at: SimTime, rep: &mut MountReport) -> Result<SimTime, String> {
+        const NO_ROOM: &str = "no free section left for the logs after recovery";
+        if self.d2fs.is_none() {
+            return Err(NO_ROOM.into());
+        }
+        self.stats.free_section_faults += 1;
+        let mut t = at;
+        // Bounded as d2fs_balance is: each round frees a section or makes the device reclaim one block.
+        for _ in 0..64 * self.layout.main_sections {
+            t = match self.dev.reclaim(t) {
+                Some(done) => done,
+                None => return Err(format!("{NO_ROOM} (the device has nothing to reclaim)")),
+            };
+            rep.mount_cgc_rounds += 1;
+            if let Some(sig) = self.dev.take_upcall_signal() {
+                t = t.max(self.handle_upcalls(sig.max(t), None));
+            }
+            let keep = self.d2fs_sections_to_keep();
+            rep.sections_released_early += self.sm.checkpoint(&keep).freed.len() as u64;
+            if self.sm.restart_logs().is_ok() {
+                return Ok(t);
+            }
+        }
+        Err(NO_ROOM.into())
     }
 
     /// Step 3 and the oracle: the SIT and SSA follow the recovered tree,
