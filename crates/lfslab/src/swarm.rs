@@ -8,7 +8,10 @@
 //! random file operations from several threads: create, write and
 //! overwrite (buffered or O_DIRECT), append, truncate, fallocate, rename,
 //! unlink (sometimes while open), fsync and fdatasync, reads, and the
-//! filesystem's own background work. At random points the power is cut:
+//! filesystem's own background work. The power is cut at random points,
+//! and at points aimed right after a call (or background tick) that ran FS
+//! GC, a checkpoint or a discard, or in which D2FS's Coupled GC created
+//! migration records (so the mount redoes them):
 //! the filesystem is mounted again from what the device holds
 //! (`F2fs::crash_remount`: checkpoint, roll-forward, D2FS redo), and the
 //! workload goes on against the recovered state, and is cut again.
@@ -17,9 +20,11 @@
 //! inconsistent, a read returns other data than the oracle expects, the
 //! consistency checker objects, or anything panics. Crashes fall between
 //! filesystem calls: a call runs whole at its start instant in lfslab's time
-//! model. Each crash's context is counted in the result: whether FS GC, a
-//! checkpoint or a discard happened since the previous mount (not
-//! necessarily in the last call), and whether D2FS records were redone.
+//! model, so "right after" is as close to "in the middle of" as crashes get:
+//! what GC moved is not checkpointed yet, a discard went out before the
+//! checkpoint that frees its blocks. Each crash's context is counted in the
+//! result: whether FS GC, a checkpoint or a discard ran in the last call,
+//! and whether the mount redid D2FS records.
 
 use crate::compare::{Design, DESIGNS};
 use crate::fs::{F2fs, FsError, Ino, IoMode, MountReport, Vfs};
@@ -35,6 +40,9 @@ type Fs = F2fs<Partition<Ssd>>;
 /// Operations per seed unless asked otherwise.
 pub const DEFAULT_OPS: u64 = 3_000;
 
+/// Longest burst of scattered 4 KiB overwrites in one write operation.
+const SCATTER_BURST: u64 = 128;
+
 /// Files a run works on: this many names in each of the root and two directories.
 const NAMES: usize = 6;
 const DIRS: [&str; 2] = ["d0", "d1"];
@@ -45,9 +53,9 @@ pub struct SeedCounts {
     /// Operations done (fewer than asked when a seed failed).
     pub ops: u64,
     pub crashes: u64,
-    /// Crashes with FS GC (foreground or background), a checkpoint or a
-    /// discard since the previous mount (or the start), and crashes whose
-    /// mount redid D2FS records.
+    /// Crashes right after a call (or background tick) that ran FS GC
+    /// (foreground or background), a checkpoint or a discard, and crashes
+    /// whose mount redid D2FS records.
     pub crashes_after_gc: u64,
     pub crashes_after_checkpoint: u64,
     pub crashes_after_discard: u64,
@@ -201,11 +209,65 @@ struct Run {
     /// Largest write in blocks: small writes fragment sections, so device
     /// GC (D2FS: Coupled GC, with migration records) has pages to move.
     max_write: u64,
+    /// Few truncates and unlinks: files live long and fragment, so sections
+    /// stay partly valid and GC (D2FS: Coupled GC) must move blocks.
+    low_churn: bool,
     version: u64,
     result: SeedResult,
     next_bg: SimTime,
-    /// FS counters at the last mount (a crash's context).
-    last: Option<crate::fs::FsStats>,
+    /// What the last call (and background tick) did: a crash's context.
+    last_call: Events,
+    /// Aimed crashes left, and 1 in `aim_odds` eventful calls is cut.
+    aimed_left: u64,
+    aim_odds: u64,
+    /// Draws the aimed cuts, apart from the workload's stream, so aiming
+    /// does not change what a seed's workload draws.
+    aim_rng: SimRng,
+}
+
+/// Counters whose change across a call says what the call did.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Marks {
+    fs_gc: u64,
+    checkpoints: u64,
+    discards: u64,
+    records: u64,
+}
+
+/// What happened between two `Marks`.
+#[derive(Clone, Copy, Default)]
+struct Events {
+    gc: bool,
+    checkpoint: bool,
+    discard: bool,
+    records: bool,
+}
+
+impl Marks {
+    fn of(fs: &Fs) -> Marks {
+        let s = fs.stats();
+        Marks {
+            fs_gc: s.gc_fg_count + s.gc_bg_count,
+            checkpoints: s.checkpoints,
+            discards: s.discard_cmds,
+            records: fs.dev.dev.coupled_stats().map_or(0, |c| c.records_created),
+        }
+    }
+
+    fn since(self, before: Marks) -> Events {
+        Events {
+            gc: self.fs_gc > before.fs_gc,
+            checkpoint: self.checkpoints > before.checkpoints,
+            discard: self.discards > before.discards,
+            records: self.records > before.records,
+        }
+    }
+}
+
+impl Events {
+    fn any(self) -> bool {
+        self.gc || self.checkpoint || self.discard || self.records
+    }
 }
 
 fn is_workload_error(e: &FsError) -> bool {
@@ -273,7 +335,10 @@ impl Run {
     /// One random operation by thread `k`.
     fn step(&mut self, k: usize) -> Result<(), FsError> {
         let t = self.threads[k].now + SimDuration::from_us(1 + self.rng.below(200));
-        let roll = self.rng.below(100);
+        let mut roll = self.rng.below(100);
+        if self.low_churn && (64..=78).contains(&roll) && self.rng.below(32) != 0 {
+            roll = 0; // most truncates, unlinks and renames become overwrites
+        }
         let mode = if self.rng.below(3) == 0 { IoMode::Direct } else { IoMode::Buffered };
         let done = match roll {
             // write: mostly overwrites (GC's food), appends while under budget
@@ -282,9 +347,26 @@ impl Run {
                     let size = self.fs().file_size_blocks(ino).unwrap_or(0);
                     let n = 1 + self.rng.below(self.max_write);
                     let grow = self.used() < self.budget;
-                    let off = if size > 0 && !grow { self.rng.below(size) } else { size }.min(self.max_file - n);
-                    let data = self.data(n);
-                    Vfs::write(self.fs(), t, ino, off, &data, mode)?
+                    if size > 0 && self.rng.below(2) == 0 {
+                        // Scattered 4 KiB overwrites: they leave sections
+                        // partly valid, so GC (D2FS: Coupled GC) moves blocks.
+                        // A burst, as a database's page writes: its length
+                        // does not follow max_write, so even seeds of small
+                        // writes turn the volume over.
+                        let mut t = t;
+                        for _ in 0..1 + self.rng.below(SCATTER_BURST) {
+                            let off = self.rng.below(size);
+                            let data = self.data(1);
+                            t = Vfs::write(self.fs(), t, ino, off, &data, mode)?;
+                        }
+                        t
+                    } else {
+                        // Appends refill the budget in up to 1 MiB, whatever max_write.
+                        let n = if grow { 1 + self.rng.below(self.max_write.max(256)) } else { n };
+                        let off = if size > 0 && !grow { self.rng.below(size) } else { size }.min(self.max_file - n);
+                        let data = self.data(n);
+                        Vfs::write(self.fs(), t, ino, off, &data, mode)?
+                    }
                 }
                 None => t,
             },
@@ -381,10 +463,9 @@ impl Run {
     fn crash(&mut self) -> Result<(), String> {
         let at = self.threads.iter().map(|t| t.now).max().unwrap_or(SimTime::ZERO) + SimDuration::from_us(1);
         let fs = self.fs.take().expect("mounted");
-        let s = fs.stats().clone();
         let (fs, rep) = fs.crash_remount(at)?;
         self.result.counts.crashes += 1;
-        self.note_context(&s, &rep);
+        self.note_context(&rep);
         self.result.counts.promised_checked += rep.promised_checked;
         self.result.counts.rolled_forward += rep.rolled_forward;
         self.result.counts.records_redone += rep.records_redone;
@@ -399,7 +480,7 @@ impl Run {
             // The processes died with the power: their descriptors are gone.
             th.open.clear();
         }
-        self.last = Some(self.fs().stats().clone());
+        self.last_call = Events::default();
         let t = self.setup_dirs(at).map_err(|e| format!("after crash {}: {e}", self.result.counts.crashes))?;
         for th in &mut self.threads {
             th.now = t;
@@ -407,17 +488,12 @@ impl Run {
         Ok(())
     }
 
-    fn note_context(&mut self, s: &crate::fs::FsStats, rep: &MountReport) {
-        let before = self.last.clone().unwrap_or_default();
-        if s.gc_fg_count + s.gc_bg_count > before.gc_fg_count + before.gc_bg_count {
-            self.result.counts.crashes_after_gc += 1;
-        }
-        if s.checkpoints > before.checkpoints {
-            self.result.counts.crashes_after_checkpoint += 1;
-        }
-        if s.discard_cmds > before.discard_cmds {
-            self.result.counts.crashes_after_discard += 1;
-        }
+    fn note_context(&mut self, rep: &MountReport) {
+        let e = self.last_call;
+        let c = &mut self.result.counts;
+        c.crashes_after_gc += e.gc as u64;
+        c.crashes_after_checkpoint += e.checkpoint as u64;
+        c.crashes_after_discard += e.discard as u64;
         if rep.records_redone > 0 {
             self.result.counts.crashes_with_upcalls += 1;
         }
@@ -444,6 +520,7 @@ pub fn run_seed(design_name: &str, seed: u64, ops: Option<u64>) -> Result<SeedRe
     let (fs, setup, user) = build(d, &mut rng)?;
     let ops = ops.unwrap_or(DEFAULT_OPS);
     let nthreads = 1 + rng.below(4) as usize;
+    let aim_rng = SimRng::new(seed).fork("swarm-aim");
     let result = SeedResult { design: d.name.into(), seed, setup, ops_limit: ops, ..SeedResult::default() };
     let mut run = Run {
         fs: Some(fs),
@@ -453,15 +530,22 @@ pub fn run_seed(design_name: &str, seed: u64, ops: Option<u64>) -> Result<SeedRe
         budget: 0,
         max_file: 0,
         max_write: 0,
+        low_churn: false,
         version: 0,
         result,
         next_bg: SimTime::ZERO,
-        last: None,
+        last_call: Events::default(),
+        aimed_left: 0,
+        aim_odds: 1,
+        aim_rng,
     };
+    run.aimed_left = 1 + run.aim_rng.below(6);
+    run.aim_odds = [4, 16, 64][run.aim_rng.below(3) as usize];
     // Most of the volume in files, so overwrites make the FS and the
     // device collect garbage.
     run.budget = user * (60 + run.rng.below(36)) / 100;
-    run.max_write = [16, 64, 128][run.rng.below(3) as usize];
+    run.max_write = [1, 4, 16, 64, 128][run.rng.below(5) as usize];
+    run.low_churn = run.rng.below(2) == 0;
     run.max_file = (run.budget / (NAMES * (DIRS.len() + 1)) as u64).max(64) * 2;
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&mut run, ops)));
     let failure = match outcome {
@@ -496,6 +580,7 @@ fn drive(run: &mut Run, ops: u64) -> Result<(), String> {
     let bg_every = SimDuration::from_ms(50);
     for i in 0..ops {
         let k = (0..run.threads.len()).min_by_key(|&k| (run.threads[k].now, k)).expect("threads");
+        let before = Marks::of(run.fs());
         match run.step(k) {
             Ok(()) => {}
             Err(e) if is_workload_error(&e) => {
@@ -513,8 +598,19 @@ fn drive(run: &mut Run, ops: u64) -> Result<(), String> {
         if run.fs().oracle().mismatches_count > 0 {
             return Err(format!("op {i}: a read returned other data than was written"));
         }
+        run.last_call = Marks::of(run.fs()).since(before);
+        // Two cuts at one point crash again right after a mount.
+        let mut cuts = 0;
         while crash_at.first() == Some(&i) {
             crash_at.remove(0);
+            cuts += 1;
+        }
+        // Aimed: right after GC moved blocks, a checkpoint, a discard or new records.
+        if cuts == 0 && run.aimed_left > 0 && run.last_call.any() && run.aim_rng.below(run.aim_odds) == 0 {
+            run.aimed_left -= 1;
+            cuts = 1;
+        }
+        for _ in 0..cuts {
             run.crash()?;
         }
     }
@@ -559,7 +655,9 @@ fn fill(run: &mut Run, mut t: SimTime) -> Result<SimTime, FsError> {
             }
         }
     }
-    Ok(t)
+    // Laid out and checkpointed, as `sync` after fio's layout: a crash
+    // then starts from the full files rather than the format.
+    Ok(run.fs().checkpoint(t))
 }
 
 /// Shrink a failing seed: the fewest operations (bisected) that still fail.
