@@ -183,8 +183,9 @@ pub struct D2fsConfig {
     /// Host CPU per migration record: filemap (node or NAT), SIT and SSA
     /// updates (assumed, like the other costs).
     pub upcall_record_ns: u64,
-    /// Checkpoint once this many sections died since the last one (F2FS's
-    /// prefree trigger, which §5.3 cites); 0 = 5% of the regular sections.
+    /// Checkpoint once this many sections died since the last one; 0 = the
+    /// D2FS artifact's trigger (blocks invalidated since the last checkpoint
+    /// above rec_prefree_segments / 6 segments; see f2fs/d2fs.rs).
     pub cp_dead_sections: u32,
     /// Records the handler processes per wakeup before yielding (0 = all);
     /// tests use small values to crash in the middle of an upcall.

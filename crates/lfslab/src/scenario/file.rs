@@ -270,7 +270,8 @@ pub struct FsSection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upcall_record_ns: Option<u64>,
     /// D2FS: checkpoint once this many sections died since the last one
-    /// (default 0 = 5% of the regular sections).
+    /// (default 0: once the blocks invalidated since the last one exceed
+    /// rec_prefree_segments / 6 segments, as the D2FS artifact's kernel does).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cp_dead_sections: Option<u32>,
     /// Partition size in GiB from LBA 0 (default: the whole device).

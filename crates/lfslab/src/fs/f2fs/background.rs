@@ -51,7 +51,7 @@ const DISCARD_URGENT_UTIL: f64 = 80.0;
 impl<D: BlockDevice> F2fs<D> {
     /// sysfs `reclaim_segments` (`rec_prefree_segments`); 0 = the kernel's
     /// default for this volume (5% of main, at most 4096).
-    fn reclaim_segments(&self) -> u64 {
+    pub(super) fn reclaim_segments(&self) -> u64 {
         match self.cfg.tuning.reclaim_segments {
             0 => default_reclaim_segments(self.layout.main_segments, MAX_RECLAIM_PREFREE_SEGMENTS),
             n => n as u64,
