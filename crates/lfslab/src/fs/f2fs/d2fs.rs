@@ -181,6 +181,12 @@ impl<D: BlockDevice> F2fs<D> {
         let now = std::mem::take(&mut d.now);
         self.stats.immediate_discard_blocks += now.len() as u64;
         self.discard_blocks(at, now);
+        self.wake_upcall_handler(at);
+    }
+
+    /// If a completion carried the UPCALL flag (or upcalls are left), the
+    /// handler thread runs from then on. The caller does not wait for it.
+    fn wake_upcall_handler(&mut self, at: SimTime) {
         let sig = self.dev.take_upcall_signal();
         let d = self.d2fs.as_mut().expect("d2fs");
         d.pending |= sig.is_some();
@@ -270,6 +276,11 @@ impl<D: BlockDevice> F2fs<D> {
     /// (or, if set, sections died); on a free-section fault, stall until CGC
     /// supplies a section.
     pub(super) fn d2fs_balance(&mut self, now: SimTime) -> Result<SimTime, FsError> {
+        // The handler is its own kernel thread: it also runs between the
+        // chunks of one long call (a writeback of many dirty pages), not only
+        // after the call. Otherwise a writeback that runs Coupled GC many
+        // times leaves every record of it outstanding until it returns.
+        self.wake_upcall_handler(now);
         let d = self.d2fs.as_ref().expect("d2fs");
         let mut t = now;
         let due = match self.cfg.d2fs.as_ref().expect("d2fs").cp_dead_sections {
