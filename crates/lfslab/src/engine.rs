@@ -127,7 +127,7 @@ const INTERVAL_SIMPLIFICATIONS: [&str; 1] = [
 ];
 
 const D2FS_SIMPLIFICATIONS: [&str; 6] = [
-    "d2fs: the upcall handler runs on its own simulated thread but its filemap/SIT/SSA updates take effect at the next filesystem entry after the UPCALL-flagged completion",
+    "d2fs: the upcall handler runs on its own simulated thread but its filemap/SIT/SSA updates take effect at the next filesystem entry (or 512-page writeback chunk) after the UPCALL-flagged completion",
     "d2fs: blocks the last checkpoint still references, and node blocks (roll-forward's chain), are discarded right after the next checkpoint (F2FS add_discard_addrs), others at invalidation; the paper discards all at invalidation, which would let a crash recover erased blocks",
     "d2fs: on a free-section fault the host asks the device for a Coupled GC round and waits; the paper says allocation freezes until CGC frees sections but not what triggers CGC then",
     "d2fs: a checkpoint keeps prefree any regular section that an unprocessed migration record still names, so a late record cannot move a reused LBA (the paper does not say how it avoids this)",
