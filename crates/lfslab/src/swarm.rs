@@ -226,7 +226,7 @@ struct Run {
 }
 
 /// Counters whose change across a call says what the call did.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Default)]
 struct Marks {
     fs_gc: u64,
     checkpoints: u64,

@@ -199,6 +199,15 @@ impl<D: BlockDevice> F2fs<D> {
         }
     }
 
+    /// A writer stalled on free sections: if a completion carried the
+    /// UPCALL flag, wait for the handler to process every queued record.
+    pub(super) fn await_upcall_handler(&mut self, t: SimTime) -> SimTime {
+        match self.dev.take_upcall_signal() {
+            Some(sig) => t.max(self.handle_upcalls(sig.max(t), None)),
+            None => t,
+        }
+    }
+
     /// The upcall handler thread woken at `at`: process queued upcalls, at
     /// most `budget` records (tests crash in the middle). Returns when it is done.
     pub fn handle_upcalls(&mut self, at: SimTime, budget: Option<usize>) -> SimTime {
@@ -298,9 +307,7 @@ impl<D: BlockDevice> F2fs<D> {
         let start = t;
         // Bounded: each round either frees sections or makes the device reclaim one block.
         for _ in 0..64 * self.layout.main_sections {
-            if let Some(sig) = self.dev.take_upcall_signal() {
-                t = t.max(self.handle_upcalls(sig.max(t), None));
-            }
+            t = self.await_upcall_handler(t);
             t = self.checkpoint(t);
             if self.sm.free_sections() > self.node_secs() + 1 {
                 self.stats.fault_stall_ns += (t - start).ns();

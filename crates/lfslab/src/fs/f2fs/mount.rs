@@ -340,9 +340,7 @@ impl<D: BlockDevice> F2fs<D> {
                 None => return Err(format!("{NO_ROOM} (the device has nothing to reclaim)")),
             };
             rep.mount_cgc_rounds += 1;
-            if let Some(sig) = self.dev.take_upcall_signal() {
-                t = t.max(self.handle_upcalls(sig.max(t), None));
-            }
+            t = self.await_upcall_handler(t);
             let keep = self.d2fs_sections_to_keep();
             rep.sections_released_early += self.sm.checkpoint(&keep).freed.len() as u64;
             if self.sm.restart_logs().is_ok() {
