@@ -79,6 +79,16 @@ pub struct FsStats {
     pub gc_moved_data_blocks: u64,
     pub gc_moved_node_blocks: u64,
     pub gc_time_ns: u64,
+    /// FS GC time by stage (D2FS Fig. 16): reading metadata (SSA blocks and
+    /// the per-block NAT/node lookups), reading uncached valid blocks,
+    /// allocating page-cache pages, traversing the filemap, writing (dispatch
+    /// and the device until durable) and the checkpoints GC takes.
+    pub gc_stage_meta_ns: u64,
+    pub gc_stage_read_ns: u64,
+    pub gc_stage_page_cache_ns: u64,
+    pub gc_stage_filemap_ns: u64,
+    pub gc_stage_write_ns: u64,
+    pub gc_stage_checkpoint_ns: u64,
     /// Time writers spent blocked in foreground GC (balance_fs).
     pub fg_gc_stall_ns: u64,
     pub checkpoints: u64,
@@ -121,10 +131,29 @@ impl FsStats {
     pub fn since(&self, earlier: &FsStats) -> FsStats {
         fs_stats_since!(self, earlier, app_write_blocks, app_read_blocks, data_write_blocks, node_write_blocks,
             meta_write_blocks, ipu_blocks, ssr_blocks, gc_fg_count, gc_bg_count, gc_moved_data_blocks,
-            gc_moved_node_blocks, gc_time_ns, fg_gc_stall_ns, checkpoints, checkpoint_time_ns, discard_cmds,
+            gc_moved_node_blocks, gc_time_ns, gc_stage_meta_ns, gc_stage_read_ns, gc_stage_page_cache_ns,
+            gc_stage_filemap_ns, gc_stage_write_ns, gc_stage_checkpoint_ns, fg_gc_stall_ns, checkpoints, checkpoint_time_ns, discard_cmds,
             discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space, gc_futile,
             upcalls_handled, records_applied, records_skipped, upcall_handler_ns, free_section_faults, fault_stall_ns,
             immediate_discard_blocks, zone_resets, discard_log_entries)
+    }
+
+    /// FS GC time per section collected, by stage (name, ms), as D2FS
+    /// Fig. 16 breaks it down; None when FS GC collected nothing.
+    pub fn gc_stages_per_section(&self) -> Option<[(&'static str, f64); 6]> {
+        let secs = self.gc_fg_count + self.gc_bg_count;
+        if secs == 0 {
+            return None;
+        }
+        let ms = |ns: u64| ns as f64 / secs as f64 / 1e6;
+        Some([
+            ("meta", ms(self.gc_stage_meta_ns)),
+            ("read", ms(self.gc_stage_read_ns)),
+            ("page cache", ms(self.gc_stage_page_cache_ns)),
+            ("filemap", ms(self.gc_stage_filemap_ns)),
+            ("write", ms(self.gc_stage_write_ns)),
+            ("checkpoint", ms(self.gc_stage_checkpoint_ns)),
+        ])
     }
 
     /// FS write amplification: blocks the FS wrote / blocks applications wrote.
@@ -783,7 +812,7 @@ impl<D: BlockDevice> F2fs<D> {
         let mut t = got;
         while self.not_enough_free_secs() {
             if self.sm.prefree_sections() > 0 {
-                t = self.checkpoint(t);
+                t = self.gc_checkpoint(t);
                 continue;
             }
             let cands = self.sm.victim_candidates();
@@ -799,9 +828,17 @@ impl<D: BlockDevice> F2fs<D> {
             self.stats.gc_fg_count += 1;
         }
         if self.sm.prefree_sections() > 0 {
-            t = self.checkpoint(t);
+            t = self.gc_checkpoint(t);
         }
         Ok(t)
+    }
+
+    /// A checkpoint GC takes to turn its prefree sections free, timed as
+    /// GC's checkpoint stage.
+    pub(super) fn gc_checkpoint(&mut self, at: SimTime) -> SimTime {
+        let t = self.checkpoint(at);
+        self.stats.gc_stage_checkpoint_ns += (t - at).ns();
+        t
     }
 
     /// Migrate every valid block of section `secno` (fs/f2fs/gc.c
@@ -818,22 +855,39 @@ impl<D: BlockDevice> F2fs<D> {
 
     fn gc_section_inner(&mut self, at: SimTime, secno: u32) -> Result<SimTime, FsError> {
         let spsec = self.layout.segs_per_sec;
+        let segs: Vec<u32> = (secno * spsec..(secno + 1) * spsec).filter(|&s| self.sm.segment_valid(s) > 0).collect();
+        // do_garbage_collect reads the section's SSA blocks ahead in one go
+        // (f2fs_ra_meta_pages(.., META_SSA, ..)).
+        let ssa: Vec<u64> = segs.iter().map(|&s| self.layout.ssa_block_of(s)).collect();
+        let (ssa_done, _) = self.submit_reads(at, &ssa);
         let mut t = at;
-        for segno in secno * spsec..(secno + 1) * spsec {
-            if self.sm.segment_valid(segno) == 0 {
-                continue;
-            }
-            let (ssa_done, _) = self.submit_reads(t, &[self.layout.ssa_block_of(segno)]);
+        // Writes are dispatched, not waited for: the checkpoint that follows
+        // GC waits for them (D2FS §8.5 counts writing the consolidated
+        // section under the checkpoint).
+        for segno in segs {
+            let ssa_done = ssa_done.max(t);
             let blocks: Vec<u64> = self.sm.valid_blocks_of(segno).collect();
             let is_node = self.sm.segment_log(segno).is_some_and(|l| l.is_node());
-            let cpu = SimDuration(self.cfg.costs.gc_per_block_ns * blocks.len() as u64);
+            let n = blocks.len() as u64;
+            let c = self.cfg.costs.gc;
+            // Phases 0-2 (NAT and node lookups) once the SSA block is in.
+            let meta = SimDuration(c.meta_ns * n);
+            let looked_up = ssa_done + meta;
+            self.stats.gc_stage_meta_ns += (looked_up - t).ns();
             if is_node {
+                // gc_node_segment: each node page is grabbed and redirtied
+                // (no filemap walk: the NAT entry is the node's address).
                 let nids: Vec<Nid> = blocks.iter().map(|&b| (self.owner[self.main_index(b)] >> 32) as Nid).collect();
                 for (&b, &nid) in blocks.iter().zip(&nids) {
                     assert_eq!(self.nm.nat_addr(nid) as u64, b, "SSA says block {b} holds node {nid}, NAT disagrees");
                 }
                 self.stats.gc_moved_node_blocks += nids.len() as u64;
-                t = self.write_nodes(ssa_done + cpu, &nids)?;
+                let cache = SimDuration(c.page_cache_ns * n);
+                self.stats.gc_stage_page_cache_ns += cache.ns();
+                let write = SimDuration(c.write_ns * n);
+                self.write_nodes(looked_up + cache + write, &nids)?;
+                self.stats.gc_stage_write_ns += write.ns();
+                t = looked_up + cache + write;
             } else {
                 // Pages cached clean need no read (D2FS §8.5: most are cached).
                 let mut data: Vec<Option<Fingerprint>> = vec![None; blocks.len()];
@@ -852,12 +906,19 @@ impl<D: BlockDevice> F2fs<D> {
                         }
                     }
                 }
-                let (read_done, got) = self.submit_reads(ssa_done, &to_read);
+                let (read_done, got) = self.submit_reads(looked_up, &to_read);
+                self.stats.gc_stage_read_ns += (read_done - looked_up).ns();
                 for (k, g) in read_idx.into_iter().zip(got) {
                     data[k] = g;
                 }
                 let mut w = Vec::with_capacity(blocks.len());
-                let ready = read_done + cpu;
+                // Phase 4, move_data_page: grab the page, walk the dnode to
+                // repoint it, dispatch the write.
+                let (cache, filemap) = (SimDuration(c.page_cache_ns * n), SimDuration(c.filemap_ns * n));
+                self.stats.gc_stage_page_cache_ns += cache.ns();
+                self.stats.gc_stage_filemap_ns += filemap.ns();
+                let walked = read_done + cache + filemap;
+                let ready = walked + SimDuration(c.write_ns * n);
                 for (&old, fp) in blocks.iter().zip(data) {
                     let own = self.owner[self.main_index(old)];
                     let fp = fp.expect("valid block holds data");
@@ -878,10 +939,14 @@ impl<D: BlockDevice> F2fs<D> {
                 }
                 self.stats.gc_moved_data_blocks += w.len() as u64;
                 self.stats.data_write_blocks += w.len() as u64;
-                t = self.submit_writes(ready, &w);
+                self.submit_writes(ready, &w);
+                self.stats.gc_stage_write_ns += (ready - walked).ns();
+                t = ready;
             }
         }
-        Ok(self.write_closed_summaries(t).max(t))
+        let end = self.write_closed_summaries(t).max(t);
+        self.stats.gc_stage_meta_ns += (end - t).ns();
+        Ok(end)
     }
 
     // ---- file operations ------------------------------------------------------

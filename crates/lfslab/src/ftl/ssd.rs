@@ -543,6 +543,10 @@ impl Ssd {
         );
         let start = self.layout.superblock_start(victim).0;
         let mut copies_done = now;
+        // Fig. 16's clock starts once a die is free for the victim: time
+        // queued behind programs already scheduled is the host's, not GC's.
+        let started = (0..self.geo.dies()).map(|d| self.timelines.die_free_at(crate::nand::DieId(d))).min().unwrap_or(now).max(now);
+        let mut reads_done = started;
         // Pass 1 (sequential over the victim): reserve the page reads and list
         // the live slots with the instant their data is in the controller.
         let mut live = std::mem::take(&mut self.gc_scratch);
@@ -560,6 +564,7 @@ impl Ssd {
             if n > 0 {
                 let die = self.layout.die_of(Ppn(first));
                 let read_done = self.timelines.read(&self.timing, die, now, n * SLOT_BYTES);
+                reads_done = reads_done.max(read_done);
                 self.stats.nand_read_units_gc += 1;
                 for e in &mut live[count..] {
                     e.2 = read_done;
@@ -593,6 +598,10 @@ impl Ssd {
             a.record_gc(erased);
         }
         self.stats.gc_busy_ns += erased.since(now).ns();
+        let programmed = copies_done.max(reads_done);
+        self.stats.gc_read_ns += reads_done.since(started).ns();
+        self.stats.gc_program_ns += programmed.since(reads_done).ns();
+        self.stats.gc_erase_ns += erased.saturating_since(programmed).ns();
         erased
     }
 

@@ -18,6 +18,13 @@ pub struct FtlStats {
     pub gc_count: u64,
     /// Sum over collected superblocks of (last erase done - GC start).
     pub gc_busy_ns: u64,
+    /// Each victim's critical path (D2FS Fig. 16's device side), from when
+    /// the first die is free for it (not queued behind host programs): until
+    /// its last page read is in the controller, then until its last copy is
+    /// programmed, then the erase.
+    pub gc_read_ns: u64,
+    pub gc_program_ns: u64,
+    pub gc_erase_ns: u64,
     pub superblocks_erased: u64,
     pub buffer_full_waits: u64,
     pub flush_count: u64,
@@ -54,6 +61,9 @@ impl FtlStats {
             nand_read_units_gc: self.nand_read_units_gc - earlier.nand_read_units_gc,
             gc_count: self.gc_count - earlier.gc_count,
             gc_busy_ns: self.gc_busy_ns - earlier.gc_busy_ns,
+            gc_read_ns: self.gc_read_ns - earlier.gc_read_ns,
+            gc_program_ns: self.gc_program_ns - earlier.gc_program_ns,
+            gc_erase_ns: self.gc_erase_ns - earlier.gc_erase_ns,
             superblocks_erased: self.superblocks_erased - earlier.superblocks_erased,
             buffer_full_waits: self.buffer_full_waits - earlier.buffer_full_waits,
             flush_count: self.flush_count - earlier.flush_count,

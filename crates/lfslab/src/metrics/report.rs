@@ -270,6 +270,17 @@ impl RunReport {
             f.gc_policy,
             f.gc_busy_s,
         );
+        if c.gc_count > 0 {
+            let per = |ns: u64| ns as f64 / c.gc_count as f64 / 1e6;
+            let _ = writeln!(
+                s,
+                "dev-gc   per victim {:.2} ms once a die is free: reads {:.2}, copies programmed {:.2}, erase {:.2}",
+                per(c.gc_read_ns + c.gc_program_ns + c.gc_erase_ns),
+                per(c.gc_read_ns),
+                per(c.gc_program_ns),
+                per(c.gc_erase_ns),
+            );
+        }
         let _ = writeln!(
             s,
             "wear     erase count min {} max {} mean {:.2} | free superblocks at end {} | buffer-full waits {}",
@@ -306,6 +317,12 @@ impl RunReport {
                 c.ssr_blocks,
                 c.ipu_blocks,
             );
+            if let Some(stages) = c.gc_stages_per_section() {
+                let total: f64 = stages.iter().map(|(_, ms)| ms).sum();
+                let parts: Vec<String> =
+                    stages.iter().map(|(name, ms)| format!("{name} {:.0}%", 100.0 * ms / total.max(1e-12))).collect();
+                let _ = writeln!(s, "fs-gc    per section {total:.2} ms: {}", parts.join(", "));
+            }
             let _ = writeln!(
                 s,
                 "waf      FS {:.3} x FTL {:.3} = {:.3} | app {} -> FS data {} node {} meta {} | discards {} | mean read request {:.1} KiB",

@@ -349,9 +349,26 @@ pub struct FsSection {
     /// Host CPU ns per 4 KiB block handled (default 500).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_block_ns: Option<u64>,
-    /// Host CPU ns per block migrated by FS GC (default 5000).
+    /// Replaced by the four FS GC stage costs (gc_meta_ns, gc_filemap_ns,
+    /// gc_page_cache_ns, gc_write_ns); setting it is an error that says so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_per_block_ns: Option<u64>,
+    /// FS GC host CPU ns per valid block migrated, reading metadata (NAT and
+    /// node pages; default 324, measured: see GcStageCosts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_meta_ns: Option<u64>,
+    /// FS GC host CPU ns per valid block, traversing the filemap (dnode
+    /// lookup and address update; default 2173, measured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_filemap_ns: Option<u64>,
+    /// FS GC host CPU ns per valid block, allocating its page-cache page
+    /// (default 3301, measured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_page_cache_ns: Option<u64>,
+    /// FS GC host CPU ns per valid block, dispatching its write (default
+    /// 598, measured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_write_ns: Option<u64>,
     /// Host CPU ns per block allocated under a log's curseg mutex (default 100).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alloc_ns: Option<u64>,

@@ -11,7 +11,7 @@ pub use builtin::{builtin, builtin_summary, BUILTIN_NAMES};
 pub use error::ScenarioError;
 pub use file::*;
 
-use crate::fs::{DiscardPolicy, FsConfig, FsCosts, FsMode, IpuPolicy};
+use crate::fs::{DiscardPolicy, FsConfig, FsCosts, FsMode, GcStageCosts, IpuPolicy};
 use crate::ftl::{FtlConfig, SsdConfig};
 use crate::nand::{blocks_for_capacity, Preset, SLOT_BYTES};
 use crate::sim::{Limits, SimDuration};
@@ -646,6 +646,13 @@ fn resolve_fs(
     };
     let tuning = tuning.0;
     let d = FsCosts::default();
+    if let Some(v) = f.gc_per_block_ns {
+        return Err(ScenarioError::invalid(
+            "fs.gc_per_block_ns",
+            v,
+            "FS GC is charged by stage now: set gc_meta_ns, gc_filemap_ns, gc_page_cache_ns and gc_write_ns instead",
+        ));
+    }
     // F2FS and zoned F2FS clean in the filesystem, where mkfs's reserve
     // matters: a scaled run gets the represented volume's (`mkfs_for`).
     let represented_blocks = (!d2fs && !iplfs && volume_scale != 1.0 && f.overprovision_pct.is_none())
@@ -671,8 +678,13 @@ fn resolve_fs(
         costs: FsCosts {
             syscall_ns: *f.syscall_ns.get_or_insert(d.syscall_ns),
             per_block_ns: *f.per_block_ns.get_or_insert(d.per_block_ns),
-            gc_per_block_ns: *f.gc_per_block_ns.get_or_insert(d.gc_per_block_ns),
             alloc_ns: *f.alloc_ns.get_or_insert(d.alloc_ns),
+            gc: GcStageCosts {
+                meta_ns: *f.gc_meta_ns.get_or_insert(d.gc.meta_ns),
+                filemap_ns: *f.gc_filemap_ns.get_or_insert(d.gc.filemap_ns),
+                page_cache_ns: *f.gc_page_cache_ns.get_or_insert(d.gc.page_cache_ns),
+                write_ns: *f.gc_write_ns.get_or_insert(d.gc.write_ns),
+            },
         },
         page_cache_pages: (cache_mib * 256) as usize,
         dirty_background_pct: dirty_bg,

@@ -132,7 +132,7 @@ impl<D: BlockDevice> F2fs<D> {
     fn background_gc(&mut self, now: SimTime) -> Result<Option<SimTime>, FsError> {
         let mut t = self.gc_lock.acquire(now);
         if self.not_enough_free_secs() && self.sm.prefree_sections() > 0 {
-            t = self.checkpoint(t);
+            t = self.gc_checkpoint(t);
         }
         let cands = self.sm.victim_candidates();
         let per_sec = self.layout.blocks_per_sec();
