@@ -220,6 +220,8 @@ struct Run {
     /// Aimed crashes left, and 1 in `aim_odds` eventful calls is cut.
     aimed_left: u64,
     aim_odds: u64,
+    /// Aimed crashes left for calls that created migration records.
+    record_aims_left: u64,
     /// Draws the aimed cuts, apart from the workload's stream, so aiming
     /// does not change what a seed's workload draws.
     aim_rng: SimRng,
@@ -537,6 +539,7 @@ pub fn run_seed(design_name: &str, seed: u64, ops: Option<u64>) -> Result<SeedRe
         last_call: Events::default(),
         aimed_left: 0,
         aim_odds: 1,
+        record_aims_left: 4,
         aim_rng,
     };
     run.aimed_left = 1 + run.aim_rng.below(6);
@@ -605,7 +608,15 @@ fn drive(run: &mut Run, ops: u64) -> Result<(), String> {
             crash_at.remove(0);
             cuts += 1;
         }
-        // Aimed: right after GC moved blocks, a checkpoint, a discard or new records.
+        // Aimed: right after GC moved blocks, a checkpoint, a discard or new
+        // records. Calls that create records are rare (D2FS checkpoints in
+        // most calls once its regular region runs short, spending the aimed
+        // budget there), so they have a budget of their own and are cut one
+        // time in two.
+        if cuts == 0 && run.last_call.records && run.record_aims_left > 0 && run.aim_rng.below(2) == 0 {
+            run.record_aims_left -= 1;
+            cuts = 1;
+        }
         if cuts == 0 && run.aimed_left > 0 && run.last_call.any() && run.aim_rng.below(run.aim_odds) == 0 {
             run.aimed_left -= 1;
             cuts = 1;

@@ -53,8 +53,8 @@ impl SummaryRow {
             Some(f) => (
                 f.fs_waf,
                 f.total_waf,
-                f.counters.fg_gc_stall_ns + f.counters.fault_stall_ns,
-                f.counters.gc_fg_count + f.counters.free_section_faults,
+                f.counters.fg_gc_stall_ns + f.counters.fault_stall_ns + f.counters.write_stall_ns,
+                f.counters.gc_fg_count + f.counters.free_section_faults + f.counters.write_stalls,
             ),
             None => (1.0, rep.ftl.waf, 0, 0),
         };

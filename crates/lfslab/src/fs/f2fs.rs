@@ -115,6 +115,11 @@ pub struct FsStats {
     pub upcall_handler_ns: u64,
     pub free_section_faults: u64,
     pub fault_stall_ns: u64,
+    /// D2FS: writers that found fewer free regular sections than 10% of the
+    /// region and checkpointed synchronously (the artifact's
+    /// VOLFS_WRITE_STALL), and the time that took.
+    pub write_stalls: u64,
+    pub write_stall_ns: u64,
     pub immediate_discard_blocks: u64,
     /// Zoned F2FS: zones reset (sections freed by checkpoints).
     pub zone_resets: u64,
@@ -135,7 +140,7 @@ impl FsStats {
             gc_stage_filemap_ns, gc_stage_write_ns, gc_stage_checkpoint_ns, fg_gc_stall_ns, checkpoints, checkpoint_time_ns, discard_cmds,
             discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space, gc_futile,
             upcalls_handled, records_applied, records_skipped, upcall_handler_ns, free_section_faults, fault_stall_ns,
-            immediate_discard_blocks, zone_resets, discard_log_entries)
+            write_stalls, write_stall_ns, immediate_discard_blocks, zone_resets, discard_log_entries)
     }
 
     /// FS GC time per section collected, by stage (name, ms), as D2FS
@@ -807,6 +812,17 @@ impl<D: BlockDevice> F2fs<D> {
         Ok(t)
     }
 
+    /// `f2fs_write_begin` balances only when the filesystem is short of
+    /// free sections (`need_balance && has_not_enough_free_secs`): a buffered
+    /// write reaches the rest of `f2fs_balance_fs` (D2FS's checkpoint trigger
+    /// and write stall) only through writeback, page by page.
+    fn write_begin_balance(&mut self, now: SimTime) -> Result<SimTime, FsError> {
+        if self.d2fs.is_some() && self.sm.free_sections() > self.node_secs() + 1 {
+            return Ok(now);
+        }
+        self.balance_fs(now)
+    }
+
     /// The foreground GC rounds of `balance_fs`, under the GC lock taken at `got`.
     fn foreground_gc(&mut self, got: SimTime) -> Result<SimTime, (SimTime, FsError)> {
         let mut t = got;
@@ -1088,7 +1104,7 @@ impl<D: BlockDevice> F2fs<D> {
     pub fn write_buffered(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
         let n = content.len() as u64;
         self.check_write(ino, off, n)?;
-        let t0 = self.balance_fs(now)?;
+        let t0 = self.write_begin_balance(now)?;
         let mut t = self.cp_rwsem.read_from(t0) + self.cpu(n);
         self.cp_rwsem.read_until(t);
         self.last_req = now;

@@ -82,6 +82,9 @@ pub(super) struct D2fsState {
     next_sample: SimTime,
 }
 
+/// WRITE_STALL_SEC_RATIO of the D2FS artifact (fs/f2fs/f2fs.h), in percent.
+const WRITE_STALL_PCT: u64 = 10;
+
 /// Region utilisation is sampled once per this interval (on idle ticks).
 const SAMPLE_EVERY: SimDuration = SimDuration(1_000_000_000);
 
@@ -291,6 +294,7 @@ impl<D: BlockDevice> F2fs<D> {
         // times leaves every record of it outstanding until it returns.
         self.wake_upcall_handler(now);
         let d = self.d2fs.as_ref().expect("d2fs");
+        let regular = d.gc_first_sec as u64;
         let mut t = now;
         let due = match self.cfg.d2fs.as_ref().expect("d2fs").cp_dead_sections {
             // excess_prefree_segs in the artifact: whole segments of invalidated blocks.
@@ -300,6 +304,26 @@ impl<D: BlockDevice> F2fs<D> {
         if due {
             t = self.checkpoint(t);
         }
+        // The artifact's write stall (VOLFS_WRITE_STALL in f2fs_balance_fs,
+        // segment.c; has_not_enough_free_secs_in_regular_region, segment.h):
+        // below WRITE_STALL_SEC_RATIO (10%) of the regular region free, the
+        // writer checkpoints once, synchronously, so the sections CGC emptied
+        // (upcalls handled) turn free. It does not wait for more: the next
+        // writer that finds the region short stalls again. This is §8.2's
+        // "temporarily freezes free block allocation until the CGC reclaims
+        // the free sections".
+        if (self.sm.free_sections() as u64) * 100 < regular * WRITE_STALL_PCT {
+            let start = t;
+            t = self.await_upcall_handler(t);
+            t = self.checkpoint(t);
+            self.stats.write_stalls += 1;
+            self.stats.write_stall_ns += (t - start).ns();
+        }
+        // Below that the artifact has nothing: with no free section left F2FS
+        // would call its GC, which D2FS compiles to a panic. Here the writer
+        // takes a free-section fault instead and asks the device for Coupled
+        // GC rounds until a section frees (our departure, so a too-small
+        // regular region slows down rather than stops).
         if self.sm.free_sections() > self.node_secs() + 1 {
             return Ok(t);
         }
