@@ -98,7 +98,7 @@ pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Desi
 }
 
 /// Write the output directory: resolved scenarios, JSON, CSV, HTML.
-pub fn write_outputs(dir: &Path, c: &Comparison) -> anyhow::Result<()> {
+pub fn write_outputs(dir: &Path, c: &Comparison, plots: &str) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
     let write = |name: &str, text: &str| -> anyhow::Result<()> {
         let p = dir.join(name);
@@ -107,7 +107,7 @@ pub fn write_outputs(dir: &Path, c: &Comparison) -> anyhow::Result<()> {
     };
     write("comparison.json", &c.to_json())?;
     write("summary.csv", &compare::summary_csv(&c.summary))?;
-    write("report.html", &compare::render_html(c))?;
+    write("report.html", &compare::render_html_with(c, plots))?;
     for r in &c.runs {
         write(&format!("{}.toml", r.design), &r.scenario_toml)?;
         write(&format!("{}.json", r.design), &r.report.to_json())?;
@@ -137,7 +137,12 @@ fn default_out(workload: &str) -> PathBuf {
 }
 
 fn finish(c: &Comparison, dir: PathBuf) -> anyhow::Result<bool> {
-    write_outputs(&dir, c)?;
+    finish_with(c, dir, "")
+}
+
+/// `finish` with experiment plots added to the HTML report.
+fn finish_with(c: &Comparison, dir: PathBuf, plots: &str) -> anyhow::Result<bool> {
+    write_outputs(&dir, c, plots)?;
     outln!(
         "\nreport: {} (also comparison.json, summary.csv, per-design .toml/.json/.csv)",
         dir.join("report.html").display()
@@ -173,8 +178,15 @@ pub fn reproduce_cmd(
     out: Option<PathBuf>,
     jobs: usize,
 ) -> anyhow::Result<bool> {
-    let names: Vec<String> = e.designs.iter().map(|s| s.to_string()).collect();
-    let designs = compare::designs_by_name(&names)?;
+    let runs = e.runs();
+    let names: Vec<String> = runs.iter().map(|r| r.1.to_string()).collect();
+    let mut designs = compare::designs_by_name(&{
+        let mut u: Vec<String> = names.iter().filter(|n| *n != compare::AS_GIVEN.name).cloned().collect();
+        u.sort();
+        u.dedup();
+        u
+    })?;
+    designs.push(&compare::AS_GIVEN);
     let o = Options {
         designs: names,
         workload: e.workload.into(),
@@ -189,12 +201,64 @@ pub fn reproduce_cmd(
     let dir = out.unwrap_or_else(|| PathBuf::from("lfslab-out").join(e.name));
     check_outputs(&dir, &o)?;
     outln!("# {}: {}\n# {}", e.name, e.title, e.caveat);
-    let c = run_comparison(e.name, &o, &designs)?;
-    out!("{}", compare::summary_table(&c.summary));
-    outln!("\n{:<8} {:<40} {:>10} {:>10}  source", "design", "metric", "paper", "lfslab");
-    for p in e.paper {
-        let ours = p.metric.measure(&c, p.design).map_or("-".to_string(), |v| format!("{v:.2}"));
-        outln!("{:<8} {:<40} {:>10.2} {:>10}  {}", p.design, p.metric.label(), p.paper, ours, p.source);
+    // Each run's workload: the experiment's, or its own.
+    let mut files: Vec<(&str, ScenarioFile, PathBuf)> = Vec::new();
+    for (_, _, w, _) in &runs {
+        let w = w.unwrap_or(e.workload);
+        if !files.iter().any(|(n, _, _)| *n == w) {
+            let (f, base) = load_workload(w, &[])?;
+            files.push((w, f, base));
+        }
     }
-    finish(&c, dir)
+    let specs: Vec<compare::RunSpec> = runs
+        .iter()
+        .map(|(label, d, w, set)| {
+            let f = &files.iter().find(|(n, _, _)| *n == w.unwrap_or(e.workload)).expect("loaded").1;
+            let design = designs.iter().find(|x| x.name == *d).expect("resolved");
+            compare::RunSpec { label: label.to_string(), design, workload: f, fs_set: set.iter().map(|s| s.to_string()).collect() }
+        })
+        .collect();
+    let settings = compare::Settings {
+        scale,
+        seed,
+        base: files[0].2.clone(),
+        jobs,
+        memory_available: crate::memory_available(),
+        ..compare::Settings::default()
+    };
+    let label = Rc::new(Cell::new(String::new()));
+    let bar = if jobs > 1 && specs.len() > 1 { None } else { crate::progress::bar(label.clone()) };
+    let n = specs.len();
+    let on_start = |i: usize, r: &compare::RunSpec, _: &Scenario| {
+        label.set(format!("[{}/{n}] {}", i + 1, r.label));
+        eprintln!("{}[{}/{n}] {}: {}", if bar.is_some() { "\n" } else { "" }, i + 1, r.label, r.design.description);
+    };
+    let c = compare::run_specs(e.name, &specs, &settings, on_start, bar.clone()).map_err(|err| match err {
+        compare::CompareError::Scenario { design, error } => anyhow::Error::new(Usage(format!("run {design}: {error}"))),
+        err => anyhow::Error::new(err),
+    })?;
+    if bar.is_some() {
+        eprintln!();
+    }
+    out!("{}", compare::summary_table(&c.summary));
+    if !e.paper.is_empty() {
+        outln!("\n{:<10} {:<44} {:>10} {:>10}  source", "run", "metric", "paper", "lfslab");
+        for p in e.paper {
+            let ours = p.metric.measure(&c, p.design).map_or("-".to_string(), |v| format!("{v:.2}"));
+            outln!("{:<10} {:<44} {:>10.2} {:>10}  {}", p.design, p.metric.label(), p.paper, ours, p.source);
+        }
+    }
+    for ch in e.charts {
+        outln!("\n{} ({})", ch.title, ch.y_label);
+        let w = c.summary.iter().map(|r| r.design.len()).max().unwrap_or(4).max(4);
+        for r in &c.summary {
+            let vals: Vec<String> = ch
+                .metrics
+                .iter()
+                .filter_map(|m| m.measure(&c, &r.design).map(|v| format!("{} {v:.2}", m.label())))
+                .collect();
+            outln!("  {:<w$}  {}", r.design, vals.join(" | "));
+        }
+    }
+    finish_with(&c, dir, &e.charts_html(&c))
 }

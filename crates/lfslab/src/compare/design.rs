@@ -13,7 +13,23 @@ pub struct Design {
     segs_per_sec: Option<u32>,
 }
 
+/// Not a design: the workload's scenario as written, its own `[fs]` table
+/// (or none, a raw device) kept (`lfslab reproduce d2fs-fig1`).
+pub const AS_GIVEN: Design = Design {
+    name: "as-given",
+    description: "the stack the workload's scenario file gives (its own [fs] table, or the raw device)",
+    kind: "",
+    mode: None,
+    discard: None,
+    segs_per_sec: None,
+};
+
 impl Design {
+    /// Whether the workload keeps its own stack.
+    pub fn is_as_given(&self) -> bool {
+        self.kind.is_empty()
+    }
+
     pub fn fs_section(&self) -> FsSection {
         FsSection {
             kind: Some(self.kind.into()),

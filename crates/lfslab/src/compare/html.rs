@@ -190,6 +190,12 @@ pub fn bar_chart(title: &str, y_label: &str, categories: &[&str], series: &[(&st
 
 /// The whole report page.
 pub fn render_html(c: &Comparison) -> String {
+    render_html_with(c, "")
+}
+
+/// The report with `plots` (SVG charts, e.g. an experiment's figures) first
+/// among the plots.
+pub fn render_html_with(c: &Comparison, plots: &str) -> String {
     let names: Vec<&str> = c.runs.iter().map(|r| r.design.as_str()).collect();
     let mut h = String::new();
     let _ = write!(
@@ -228,6 +234,7 @@ pub fn render_html(c: &Comparison) -> String {
         );
     }
     h.push_str("</table>\n<h2>Plots</h2>\n<div class=\"plots\">\n");
+    h.push_str(plots);
     let over_time = |f: &dyn Fn(&crate::metrics::Bucket, f64) -> f64| -> Vec<(&str, Vec<(f64, f64)>)> {
         c.runs
             .iter()

@@ -11,9 +11,9 @@ mod experiment;
 mod html;
 mod summary;
 
-pub use design::{Design, DESIGNS, PLANNED};
-pub use experiment::{Experiment, PaperValue, EXPERIMENTS};
-pub use html::render_html;
+pub use design::{Design, AS_GIVEN, DESIGNS, PLANNED};
+pub use experiment::{Chart, Experiment, Metric, PaperValue, Variant, EXPERIMENTS};
+pub use html::{render_html, render_html_with};
 pub use summary::{summary_csv, summary_table, SummaryRow};
 
 use crate::engine::{self, AgedPaths, RunError};
@@ -109,7 +109,9 @@ pub fn scenario_for_with(
         return Err(err(ScenarioError::invalid("--scale", scale, "must be in (0, 64]")));
     }
     let mut f = workload.clone();
-    f.fs = Some(design_fs(design, fs_set).map_err(|e| err(e.with_overrides(fs_set)))?);
+    if !design.is_as_given() {
+        f.fs = Some(design_fs(design, fs_set).map_err(|e| err(e.with_overrides(fs_set)))?);
+    }
     let name = f.name.clone().unwrap_or_else(|| "workload".into());
     f.name = Some(format!("{name}/{}", design.name));
     if scale != 1.0 {
@@ -233,13 +235,22 @@ impl Default for Settings {
 }
 
 impl Settings {
-    fn aged_paths(&self, design: &Design) -> AgedPaths {
-        let file = format!("{}.aged", design.name);
+    fn aged_paths(&self, label: &str) -> AgedPaths {
+        let file = format!("{label}.aged");
         AgedPaths {
             from: self.from_aged.as_ref().map(|d| d.join(&file)),
             save: self.save_aged.as_ref().map(|d| d.join(&file)),
         }
     }
+}
+
+/// One run of a comparison: a design under a label (its output files'
+/// name), on a workload, with `fs.*` settings on top of the design's.
+pub struct RunSpec<'a> {
+    pub label: String,
+    pub design: &'a Design,
+    pub workload: &'a ScenarioFile,
+    pub fs_set: Vec<String>,
 }
 
 /// Run `workload` on each design; `on_start(i, design)` is called before
@@ -256,59 +267,81 @@ pub fn run(
     mut on_start: impl FnMut(usize, &Design, &Scenario),
     progress: Option<engine::Progress>,
 ) -> Result<Comparison, CompareError> {
+    let specs: Vec<RunSpec> = designs
+        .iter()
+        .map(|d| RunSpec { label: d.name.into(), design: d, workload, fs_set: settings.fs_overrides.clone() })
+        .collect();
+    run_specs(workload_name, &specs, settings, |i, r, s| on_start(i, r.design, s), progress)
+}
+
+/// `run` over explicit runs, each with its label, workload and settings
+/// (`lfslab reproduce`'s sweeps); `settings.fs_overrides` is not used.
+pub fn run_specs(
+    name: &str,
+    specs: &[RunSpec],
+    settings: &Settings,
+    mut on_start: impl FnMut(usize, &RunSpec, &Scenario),
+    progress: Option<engine::Progress>,
+) -> Result<Comparison, CompareError> {
     let (scale, jobs) = (settings.scale, settings.jobs);
     let mut runs = Vec::new();
     let mut used_seed = 0;
-    // Every design's scenario is checked before anything runs.
+    // Every run's scenario is checked before anything runs.
     let mut scenarios = Vec::new();
-    for d in designs {
-        let s = scenario_for_with(workload, d, scale, &settings.base, &settings.fs_overrides)?;
-        scenarios.push(match settings.seed {
-            Some(seed) => s.with_seed(seed),
-            None => s,
-        });
+    for r in specs {
+        let mut s = scenario_for_with(r.workload, r.design, scale, &settings.base, &r.fs_set)
+            .map_err(|e| relabel(e, &r.label))?;
+        if let Some(seed) = settings.seed {
+            s = s.with_seed(seed);
+        }
+        scenarios.push(s);
     }
     if let Some(avail) = settings.memory_available {
-        // The largest `jobs` designs may run at once: each gets its share.
+        // The largest `jobs` runs may run at once: each gets its share.
         let at_once = jobs.clamp(1, scenarios.len().max(1)) as u64;
-        for (d, s) in designs.iter().zip(&scenarios) {
-            engine::check_memory(s, avail / at_once)
-                .map_err(|error| CompareError::Run { design: d.name.into(), error })?;
+        for (r, s) in specs.iter().zip(&scenarios) {
+            engine::check_memory(s, avail / at_once).map_err(|error| CompareError::Run { design: r.label.clone(), error })?;
         }
     }
     if let Some(dir) = &settings.save_aged {
         std::fs::create_dir_all(dir).map_err(|e| CompareError::Run {
-            design: designs.first().map_or("", |d| d.name).into(),
+            design: specs.first().map_or(String::new(), |r| r.label.clone()),
             error: RunError::Aged(format!("cannot create aged-state directory {}: {e}", dir.display())),
         })?;
     }
-    if jobs > 1 && designs.len() > 1 {
-        for (i, (d, s)) in designs.iter().zip(&scenarios).enumerate() {
+    let describe = |r: &RunSpec| match r.fs_set.is_empty() {
+        true => r.design.description.to_string(),
+        false => format!("{} (with {})", r.design.description, r.fs_set.join(", ")),
+    };
+    if jobs > 1 && specs.len() > 1 {
+        for (i, (r, s)) in specs.iter().zip(&scenarios).enumerate() {
             used_seed = s.seed;
-            on_start(i, d, s);
+            on_start(i, r, s);
         }
-        let work = designs.iter().zip(&scenarios).map(|(d, s)| (s.clone(), settings.aged_paths(d))).collect();
+        let work = specs.iter().zip(&scenarios).map(|(r, s)| (s.clone(), settings.aged_paths(&r.label))).collect();
         let reports = run_parallel(work, jobs);
-        for ((d, s), report) in designs.iter().zip(scenarios).zip(reports) {
-            let report = report.map_err(|error| CompareError::Run { design: d.name.into(), error })?;
-            runs.push(DesignRun {
-                design: d.name.into(),
-                description: d.description.into(),
-                scenario_toml: s.to_toml(),
-                report,
-            });
+        for ((r, s), report) in specs.iter().zip(scenarios).zip(reports) {
+            let report = report.map_err(|error| CompareError::Run { design: r.label.clone(), error })?;
+            runs.push(DesignRun { design: r.label.clone(), description: describe(r), scenario_toml: s.to_toml(), report });
         }
-        let summary = runs.iter().map(SummaryRow::of).collect();
-        return Ok(Comparison { workload: workload_name.into(), scale, seed: used_seed, summary, runs });
-    }
-    for (i, (d, s)) in designs.iter().zip(scenarios).enumerate() {
-        used_seed = s.seed;
-        on_start(i, d, &s);
-        let toml = s.to_toml();
-        let report = engine::run_aged(s, progress.clone(), &settings.aged_paths(d))
-            .map_err(|error| CompareError::Run { design: d.name.into(), error })?;
-        runs.push(DesignRun { design: d.name.into(), description: d.description.into(), scenario_toml: toml, report });
+    } else {
+        for (i, (r, s)) in specs.iter().zip(scenarios).enumerate() {
+            used_seed = s.seed;
+            on_start(i, r, &s);
+            let toml = s.to_toml();
+            let report = engine::run_aged(s, progress.clone(), &settings.aged_paths(&r.label))
+                .map_err(|error| CompareError::Run { design: r.label.clone(), error })?;
+            runs.push(DesignRun { design: r.label.clone(), description: describe(r), scenario_toml: toml, report });
+        }
     }
     let summary = runs.iter().map(SummaryRow::of).collect();
-    Ok(Comparison { workload: workload_name.into(), scale, seed: used_seed, summary, runs })
+    Ok(Comparison { workload: name.into(), scale, seed: used_seed, summary, runs })
+}
+
+/// A run's errors name its label (the design, or a sweep point).
+fn relabel(e: CompareError, label: &str) -> CompareError {
+    match e {
+        CompareError::Scenario { error, .. } => CompareError::Scenario { design: label.into(), error },
+        e => e,
+    }
 }
