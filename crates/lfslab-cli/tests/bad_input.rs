@@ -50,6 +50,13 @@ fn run_case(c: &Case) -> Result<(), String> {
 
 const CASES: &[Case] = &[
     Case {
+        name: "gc-per-block-replaced-by-stages",
+        files: &[("s.toml", "{small}[fs]\nkind = \"f2fs\"\ngc_per_block_ns = 5000\n[[job]]\nrw = \"randwrite\"\nsize = \"16m\"\n")],
+        args: &["run", "s.toml", "--quiet"],
+        code: 2,
+        words: &["fs.gc_per_block_ns", "gc_meta_ns", "gc_page_cache_ns"],
+    },
+    Case {
         name: "filebench-unknown-personality",
         files: &[("s.toml", "{small}[fs]\nkind = \"f2fs\"\n[filebench]\npersonality = \"mailserver\"\n")],
         args: &["run", "s.toml", "--quiet"],
