@@ -117,7 +117,7 @@ const SIMPLIFICATIONS: [&str; 4] = [
 const FS_SIMPLIFICATIONS: [&str; 5] = [
     "filesystem: node blocks are always cached in memory (GC reads data and SSA blocks, not nodes); lookups hit the dcache; directory hashing uses FNV-1a, not F2FS's TEA hash, and counts free dentry slots, not contiguous runs; files are whole 4 KiB blocks (no inline data)",
     "filesystem: f2fs_balance_fs_bg's checkpoint triggers are checked after every operation (the kernel checks from the GC thread and node writeback); excess_dirty_threshold counts node pages only; the discard thread issues the 50 ms rounds since its last look together",
-    "filesystem: background GC migrates a victim synchronously (the kernel dirties its pages for writeback); has_not_enough_free_secs uses the pre-5.16 form",
+    "filesystem: background GC migrates a victim synchronously (the kernel dirties its pages for writeback); has_not_enough_free_secs uses the pre-5.16 form; FS GC's CPU per block and stage is the D2FS artifact's measurement of zoned F2FS on its host, applied to every design",
     "filesystem: crash recovery (checkpoint + roll-forward of fsync'd inodes, D2FS redo) assumes a power-loss-protected device; runs here do not crash (lfslab swarm cuts the power, remounts and goes on)",
     "filesystem: lock wait totals cover the whole run (layout included); FS, FTL and page-cache counters cover the measured phase",
 ];
@@ -129,7 +129,7 @@ const INTERVAL_SIMPLIFICATIONS: [&str; 1] = [
 const D2FS_SIMPLIFICATIONS: [&str; 6] = [
     "d2fs: the upcall handler runs on its own simulated thread but its filemap/SIT/SSA updates take effect at the next filesystem entry (or 512-page writeback chunk) after the UPCALL-flagged completion",
     "d2fs: blocks the last checkpoint still references, and node blocks (roll-forward's chain), are discarded right after the next checkpoint (F2FS add_discard_addrs), others at invalidation; the paper discards all at invalidation, which would let a crash recover erased blocks",
-    "d2fs: on a free-section fault the host asks the device for a Coupled GC round and waits; the paper says allocation freezes until CGC frees sections but not what triggers CGC then",
+    "d2fs: below 10% of the regular region free a writer checkpoints synchronously (the artifact's VOLFS_WRITE_STALL); with no free section left it takes a free-section fault and asks the device for Coupled GC rounds, a floor the artifact lacks (its F2FS GC panics there); balance_fs runs per 512-page writeback chunk, not per page",
     "d2fs: a checkpoint keeps prefree any regular section that an unprocessed migration record still names, so a late record cannot move a reused LBA (the paper does not say how it avoids this)",
     "d2fs: a flush does not pad an open block-mapped unit (its data stays in the power-loss-protected buffer); migration records survive power loss, as the paper assumes",
     "d2fs: FTL memory counts 4 B per page-mapped metadata block, 4 B per section entry and 8 B per outstanding record (peak); valid-page bitmaps are not counted",
