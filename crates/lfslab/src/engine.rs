@@ -467,6 +467,7 @@ impl Run {
                     device: self.ssd().coupled_stats().expect("coupled device").since(before),
                     memory: self.ssd().mapping_memory(),
                     regions: fs.region_samples().to_vec(),
+                    record_buffer: self.ssd().record_buffer_samples(),
                 })
             }
             _ => None,

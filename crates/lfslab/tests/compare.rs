@@ -81,8 +81,8 @@ fn small_comparison_and_json_schema_are_golden() {
     golden("compare_schema.txt", &keys.into_iter().collect::<Vec<_>>().join("\n"));
     // The report page carries every design, the plots and the scenarios.
     let html = compare::render_html(&c);
-    assert_eq!(html.matches("<svg").count(), 7, "6 plots + D2FS regions");
-    for needle in ["Throughput over time", "Latency CDF", "Write amplification per layer", "FTL mapping memory", "resolved scenario"] {
+    assert_eq!(html.matches("<svg").count(), 8, "6 plots + D2FS regions and record buffer");
+    for needle in ["Throughput over time", "Latency CDF", "Write amplification per layer", "FTL mapping memory", "record buffer (Fig. 17)", "resolved scenario"] {
         assert!(html.contains(needle), "report lacks {needle}");
     }
 }

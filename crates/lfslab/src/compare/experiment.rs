@@ -345,8 +345,8 @@ pub const EXPERIMENTS: [Experiment; 7] = [
             Chart { title: "Fig. 17: record buffer peak", y_label: "MB at 28 B per record", metrics: &[Metric::RecordBufferMb] },
             Chart { title: "Fig. 17: upcall rate", y_label: "upcalls per s", metrics: &[Metric::UpcallsPerSec] },
         ],
-        caveat: "a record is counted at 28 bytes as the artifact's print_GC_LOG_MEM does (the FTL memory figure counts 8); the paper plots \
-                 the buffer over time, lfslab reports its peak. The buffer is bounded by the artifact's checkpoint trigger (see README)",
+        caveat: "a record is counted at 28 bytes as the artifact's print_GC_LOG_MEM does (the FTL memory figure counts 8); the report plots \
+                 the buffer over time as each second's peak after a CGC round (seconds without CGC have no point). The buffer is bounded by the artifact's checkpoint trigger (see README)",
     },
 ];
 

@@ -295,6 +295,23 @@ pub fn render_html_with(c: &Comparison, plots: &str) -> String {
         ];
         h.push_str(&line_chart("D2FS region utilisation (Fig. 11)", "simulated time since the run began (s)", "sections in use (%)", &regions, false));
     }
+    let buffers: Vec<(&str, Vec<(f64, f64)>)> = c
+        .runs
+        .iter()
+        .filter_map(|r| r.report.d2fs.as_ref().map(|d| (r.design.as_str(), &d.record_buffer)))
+        .filter(|(_, b)| !b.is_empty())
+        // 28 B per record, as the artifact's Fig. 17 counts them.
+        .map(|(n, b)| (n, b.iter().map(|&(t, k)| (t as f64, k as f64 * 28.0 / 1e6)).collect()))
+        .collect();
+    if !buffers.is_empty() {
+        h.push_str(&line_chart(
+            "D2FS migration record buffer (Fig. 17)",
+            "simulated time since the run began (s)",
+            "MB at 28 B per record (per-second peak after CGC)",
+            &buffers,
+            false,
+        ));
+    }
     h.push_str("</div>\n<h2>Designs, simplifications and scenarios</h2>\n");
     for r in &c.runs {
         let _ = write!(h, "<h3>{}</h3><p>{}</p><ul class=\"note\">", esc(&r.design), esc(&r.description));

@@ -140,6 +140,9 @@ pub struct D2fsReport {
     pub device: CoupledStats,
     pub memory: MappingMemory,
     pub regions: Vec<RegionSample>,
+    /// Fig. 17: (second since the run began, most outstanding migration
+    /// records after a CGC round in that second).
+    pub record_buffer: Vec<(u64, u64)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -150,6 +150,10 @@ pub(super) struct Coupled {
     notify_pending: bool,
     signal: Option<SimTime>,
     pub(super) stats: CoupledStats,
+    /// The record buffer over time (D2FS Fig. 17): per second of simulated
+    /// time, the most records outstanding after a CGC round in it.
+    #[serde(default)]
+    buffer_samples: Vec<(u64, u64)>,
 }
 
 impl Coupled {
@@ -188,6 +192,7 @@ impl Coupled {
             notify_pending: false,
             signal: None,
             stats: CoupledStats::default(),
+            buffer_samples: Vec::new(),
             cfg,
         })
     }
@@ -377,10 +382,22 @@ impl Ssd {
             }
             c.log.add(old_lba, new_lba);
         }
+        let c = self.cm();
+        let (sec, n) = (now.ns() / 1_000_000_000, c.log.outstanding() as u64);
+        match c.buffer_samples.last_mut() {
+            Some((s, m)) if *s == sec => *m = (*m).max(n),
+            _ => c.buffer_samples.push((sec, n)),
+        }
         if let Some(t) = self.pad_and_program(h) {
             done = done.max(t);
         }
         done
+    }
+
+    /// (second of simulated time, most records outstanding after a CGC
+    /// round in it); seconds without CGC have no sample.
+    pub fn record_buffer_samples(&self) -> Vec<(u64, u64)> {
+        self.coupled.as_deref().map(|c| c.buffer_samples.clone()).unwrap_or_default()
     }
 
     fn open_gc_destination(&mut self, h: usize, kind: BlockKind) {
