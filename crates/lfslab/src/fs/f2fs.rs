@@ -858,9 +858,10 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     /// Migrate every valid block of section `secno` (fs/f2fs/gc.c
-    /// `do_garbage_collect`): read each segment's SSA block, read the valid
-    /// data blocks, write them to the cold data log and repoint their dnodes;
-    /// node blocks are rewritten to their node log.
+    /// `do_garbage_collect`): read the section's SSA blocks ahead, read the
+    /// uncached valid data blocks, repoint their dnodes and dispatch their
+    /// writes to the cold data log; node blocks are rewritten to their node
+    /// log. Each stage's time is counted (D2FS Fig. 16).
     fn gc_section(&mut self, at: SimTime, secno: u32) -> Result<SimTime, FsError> {
         // Slack-space recycling must not refill the section being emptied.
         self.sm.set_gc_victim(Some(secno));
