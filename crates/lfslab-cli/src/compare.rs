@@ -60,20 +60,8 @@ pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Desi
     let (fs_set, set): (Vec<String>, Vec<String>) =
         o.set.iter().cloned().partition(|s| s.trim_start().starts_with("fs."));
     let (file, base) = load_workload(&o.workload, &set)?;
-    let label = Rc::new(Cell::new(String::new()));
-    // Several designs at once have no single progress line: a line per design as it starts.
-    let bar = if o.jobs > 1 && designs.len() > 1 { None } else { crate::progress::bar(label.clone()) };
-    let on_start = |i: usize, d: &Design, _: &Scenario| {
-        label.set(format!("[{}/{}] {}", i + 1, designs.len(), d.name));
-        eprintln!(
-            "{}[{}/{}] {}: {}",
-            if bar.is_some() { "\n" } else { "" },
-            i + 1,
-            designs.len(),
-            d.name,
-            d.description
-        );
-    };
+    let progress = RunProgress::new(designs.len(), o.jobs);
+    let on_start = |i: usize, d: &Design, _: &Scenario| progress.start(i, d.name, d.description);
     let settings = compare::Settings {
         scale: o.scale,
         seed: o.seed,
@@ -84,17 +72,49 @@ pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Desi
         memory_available: crate::memory_available(),
         fs_overrides: fs_set,
     };
-    let c = compare::run(workload_name, &file, designs, &settings, on_start, bar.clone()).map_err(|e| match e {
+    let c = compare::run(workload_name, &file, designs, &settings, on_start, progress.bar.clone())
+        .map_err(|e| compare_error(e, "design", &o.set))?;
+    progress.finish();
+    Ok(c)
+}
+
+/// A comparison's failure: bad input (exit 2) names the run (`what` its
+/// kind) and the `--set` overrides; the rest fail the run (exit 1).
+fn compare_error(e: compare::CompareError, what: &str, set: &[String]) -> anyhow::Error {
+    match e {
         compare::CompareError::Scenario { design, error } => {
-            anyhow::Error::new(Usage(format!("design {design}: {}", error.with_overrides(&o.set))))
+            anyhow::Error::new(Usage(format!("{what} {design}: {}", error.with_overrides(set))))
         }
         compare::CompareError::Run { ref error, .. } if error.is_bad_input() => anyhow::Error::new(Usage(e.to_string())),
         e => anyhow::Error::new(e),
-    })?;
-    if bar.is_some() {
-        eprintln!();
     }
-    Ok(c)
+}
+
+/// The progress line of `n` runs, and the line each prints as it starts.
+/// Several runs at once have no single progress line: only the start lines.
+struct RunProgress {
+    label: Rc<Cell<String>>,
+    bar: Option<lfslab::engine::Progress>,
+    n: usize,
+}
+
+impl RunProgress {
+    fn new(n: usize, jobs: usize) -> Self {
+        let label = Rc::new(Cell::new(String::new()));
+        let bar = if jobs > 1 && n > 1 { None } else { crate::progress::bar(label.clone()) };
+        RunProgress { label, bar, n }
+    }
+
+    fn start(&self, i: usize, name: &str, description: &str) {
+        self.label.set(format!("[{}/{}] {name}", i + 1, self.n));
+        eprintln!("{}[{}/{}] {name}: {description}", if self.bar.is_some() { "\n" } else { "" }, i + 1, self.n);
+    }
+
+    fn finish(&self) {
+        if self.bar.is_some() {
+            eprintln!();
+        }
+    }
 }
 
 /// Write the output directory: resolved scenarios, JSON, CSV, HTML.
@@ -179,27 +199,13 @@ pub fn reproduce_cmd(
     jobs: usize,
 ) -> anyhow::Result<bool> {
     let runs = e.runs();
-    let names: Vec<String> = runs.iter().map(|r| r.1.to_string()).collect();
-    let mut designs = compare::designs_by_name(&{
-        let mut u: Vec<String> = names.iter().filter(|n| *n != compare::AS_GIVEN.name).cloned().collect();
-        u.sort();
-        u.dedup();
-        u
-    })?;
+    let mut names: Vec<String> = runs.iter().map(|r| r.1).filter(|&n| n != compare::AS_GIVEN.name).map(String::from).collect();
+    names.sort();
+    names.dedup();
+    let mut designs = compare::designs_by_name(&names)?;
     designs.push(&compare::AS_GIVEN);
-    let o = Options {
-        designs: names,
-        workload: e.workload.into(),
-        scale,
-        seed,
-        set: Vec::new(),
-        out: None,
-        jobs,
-        from_aged: None,
-        save_aged: None,
-    };
     let dir = out.unwrap_or_else(|| PathBuf::from("lfslab-out").join(e.name));
-    check_outputs(&dir, &o)?;
+    crate::check_output_dir("--out", &dir).map_err(Usage)?;
     outln!("# {}: {}\n# {}", e.name, e.title, e.caveat);
     // Each run's workload: the experiment's, or its own.
     let mut files: Vec<(&str, ScenarioFile, PathBuf)> = Vec::new();
@@ -226,20 +232,11 @@ pub fn reproduce_cmd(
         memory_available: crate::memory_available(),
         ..compare::Settings::default()
     };
-    let label = Rc::new(Cell::new(String::new()));
-    let bar = if jobs > 1 && specs.len() > 1 { None } else { crate::progress::bar(label.clone()) };
-    let n = specs.len();
-    let on_start = |i: usize, r: &compare::RunSpec, _: &Scenario| {
-        label.set(format!("[{}/{n}] {}", i + 1, r.label));
-        eprintln!("{}[{}/{n}] {}: {}", if bar.is_some() { "\n" } else { "" }, i + 1, r.label, r.design.description);
-    };
-    let c = compare::run_specs(e.name, &specs, &settings, on_start, bar.clone()).map_err(|err| match err {
-        compare::CompareError::Scenario { design, error } => anyhow::Error::new(Usage(format!("run {design}: {error}"))),
-        err => anyhow::Error::new(err),
-    })?;
-    if bar.is_some() {
-        eprintln!();
-    }
+    let progress = RunProgress::new(specs.len(), jobs);
+    let on_start = |i: usize, r: &compare::RunSpec, _: &Scenario| progress.start(i, &r.label, r.design.description);
+    let c = compare::run_specs(e.name, &specs, &settings, on_start, progress.bar.clone())
+        .map_err(|err| compare_error(err, "run", &[]))?;
+    progress.finish();
     out!("{}", compare::summary_table(&c.summary));
     if !e.paper.is_empty() {
         outln!("\n{:<10} {:<44} {:>10} {:>10}  source", "run", "metric", "paper", "lfslab");

@@ -68,8 +68,7 @@ fn d2fs_sustains_throughput_where_f2fs_collapses() {
     // Fig. 16 (§8.5): reclaiming a 32 MiB section in the filesystem takes
     // 3-10x what CGC takes for a superblock.
     let fs_ms: f64 = zfs.counters.gc_stages_per_section().unwrap().iter().map(|(_, ms)| ms).sum();
-    let dc = &d.ftl.counters;
-    let dev_ms = (dc.gc_read_ns + dc.gc_program_ns + dc.gc_erase_ns) as f64 / dc.gc_count as f64 / 1e6;
+    let dev_ms: f64 = d.ftl.counters.gc_stages_per_victim().unwrap().iter().map(|(_, ms)| ms).sum();
     assert!(fs_ms > 3.0 * dev_ms, "per section: FS GC {fs_ms:.2} ms, CGC {dev_ms:.2} ms");
     // IPLFS (§8.3): no FS GC either; D2FS a little ahead (paper: 15%), both far above F2FS.
     let i = common::run(&scenario("kind = \"iplfs\"", 24));

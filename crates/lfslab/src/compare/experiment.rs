@@ -94,19 +94,14 @@ impl Metric {
         let fs = || rep.fs.as_ref().map(|f| &f.counters);
         let stages = || fs().and_then(|f| f.gc_stages_per_section());
         let stage = |st: &str| stages().and_then(|s| s.iter().find(|(n, _)| *n == st).map(|(_, ms)| *ms));
+        let fs_total = || stages().map(|s| s.iter().map(|(_, ms)| ms).sum::<f64>());
+        // Device GC per victim: one stage, or all of them (None).
         let dev = |r: &crate::metrics::RunReport, which: Option<&str>| {
-            let f = &r.ftl.counters;
-            if f.gc_count == 0 {
-                return None;
+            let s = r.ftl.counters.gc_stages_per_victim()?;
+            match which {
+                None => Some(s.iter().map(|(_, ms)| ms).sum()),
+                Some(w) => s.iter().find(|(n, _)| *n == w).map(|(_, ms)| *ms),
             }
-            let ns = match which {
-                None => f.gc_read_ns + f.gc_program_ns + f.gc_erase_ns,
-                Some("read") => f.gc_read_ns,
-                Some("program") => f.gc_program_ns,
-                Some("erase") => f.gc_erase_ns,
-                Some(_) => return None,
-            };
-            Some(ns as f64 / f.gc_count as f64 / 1e6)
         };
         let d2 = || rep.d2fs.as_ref();
         Some(match self {
@@ -127,17 +122,14 @@ impl Metric {
             Metric::RegularPeakPct => d2()?.regions.iter().map(|s| s.regular_pct).fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))?,
             Metric::RegularEndPct => d2()?.regions.last()?.regular_pct,
             Metric::GcRegionEndPct => d2()?.regions.last()?.gc_pct,
-            Metric::FsGcSectionMs => stages()?.iter().map(|(_, ms)| ms).sum(),
+            Metric::FsGcSectionMs => fs_total()?,
             Metric::FsGcStageMs(st) => stage(st)?,
-            Metric::FsGcStagesPct(sts) => {
-                let all: f64 = stages()?.iter().map(|(_, ms)| ms).sum();
-                100.0 * sts.iter().map(|st| stage(st).unwrap_or(0.0)).sum::<f64>() / all
-            }
+            Metric::FsGcStagesPct(sts) => 100.0 * sts.iter().map(|st| stage(st).unwrap_or(0.0)).sum::<f64>() / fs_total()?,
             Metric::DevGcVictimMs => dev(rep, None)?,
             Metric::DevGcStageMs(st) => dev(rep, Some(st))?,
             Metric::FsGcOverD2fsDevGc => {
                 let d = c.runs.iter().find(|r| r.design == "d2fs")?;
-                stages()?.iter().map(|(_, ms)| ms).sum::<f64>() / dev(&d.report, None)?
+                fs_total()? / dev(&d.report, None)?
             }
             Metric::PeakRecords => d2()?.device.peak_outstanding_records as f64,
             Metric::RecordBufferMb => d2()?.device.peak_outstanding_records as f64 * 28.0 / 1e6,

@@ -47,6 +47,16 @@ impl FtlStats {
         }
     }
 
+    /// Device GC time per victim by stage (name, ms), from when a die was
+    /// free for it (D2FS Fig. 16); None when the device collected nothing.
+    pub fn gc_stages_per_victim(&self) -> Option<[(&'static str, f64); 3]> {
+        if self.gc_count == 0 {
+            return None;
+        }
+        let ms = |ns: u64| ns as f64 / self.gc_count as f64 / 1e6;
+        Some([("read", ms(self.gc_read_ns)), ("program", ms(self.gc_program_ns)), ("erase", ms(self.gc_erase_ns))])
+    }
+
     /// Counters accumulated since `earlier` (for measured phases).
     pub fn since(&self, earlier: &FtlStats) -> FtlStats {
         FtlStats {

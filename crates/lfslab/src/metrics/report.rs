@@ -273,15 +273,11 @@ impl RunReport {
             f.gc_policy,
             f.gc_busy_s,
         );
-        if c.gc_count > 0 {
-            let per = |ns: u64| ns as f64 / c.gc_count as f64 / 1e6;
+        if let Some([(_, read), (_, program), (_, erase)]) = c.gc_stages_per_victim() {
             let _ = writeln!(
                 s,
-                "dev-gc   per victim {:.2} ms once a die is free: reads {:.2}, copies programmed {:.2}, erase {:.2}",
-                per(c.gc_read_ns + c.gc_program_ns + c.gc_erase_ns),
-                per(c.gc_read_ns),
-                per(c.gc_program_ns),
-                per(c.gc_erase_ns),
+                "dev-gc   per victim {:.2} ms once a die is free: reads {read:.2}, copies programmed {program:.2}, erase {erase:.2}",
+                read + program + erase,
             );
         }
         let _ = writeln!(
