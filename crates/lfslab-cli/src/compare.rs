@@ -207,42 +207,49 @@ pub fn reproduce_cmd(
     let dir = out.unwrap_or_else(|| PathBuf::from("lfslab-out").join(e.name));
     crate::check_output_dir("--out", &dir).map_err(Usage)?;
     outln!("# {}: {}\n# {}", e.name, e.title, e.caveat);
-    // Each run's workload: the experiment's, or its own.
-    let mut files: Vec<(&str, ScenarioFile, PathBuf)> = Vec::new();
-    for (_, _, w, _) in &runs {
-        let w = w.unwrap_or(e.workload);
-        if !files.iter().any(|(n, _, _)| *n == w) {
-            let (f, base) = load_workload(w, &[])?;
-            files.push((w, f, base));
+    // Each run's workload (the experiment's, or its own) with the run's
+    // settings outside [fs]; `fs.*` settings go on the design's [fs] table.
+    let split = |set: &[&str]| -> (Vec<String>, Vec<String>) {
+        set.iter().map(|s| s.to_string()).partition(|s| s.trim_start().starts_with("fs."))
+    };
+    let mut files: Vec<(&str, Vec<String>, ScenarioFile, PathBuf)> = Vec::new();
+    for (_, _, w, set) in &runs {
+        let (w, other) = (w.unwrap_or(e.workload), split(set).1);
+        if !files.iter().any(|(n, o, _, _)| *n == w && *o == other) {
+            let (f, base) = load_workload(w, &other)?;
+            files.push((w, other, f, base));
         }
     }
     let specs: Vec<compare::RunSpec> = runs
         .iter()
         .map(|(label, d, w, set)| {
-            let f = &files.iter().find(|(n, _, _)| *n == w.unwrap_or(e.workload)).expect("loaded").1;
+            let (fs_set, other) = split(set);
+            let w = w.unwrap_or(e.workload);
+            let f = &files.iter().find(|(n, o, _, _)| *n == w && *o == other).expect("loaded").2;
             let design = designs.iter().find(|x| x.name == *d).expect("resolved");
-            compare::RunSpec { label: label.to_string(), design, workload: f, fs_set: set.iter().map(|s| s.to_string()).collect() }
+            compare::RunSpec { label: label.to_string(), design, workload: f, fs_set, workload_set: other }
         })
         .collect();
     let settings = compare::Settings {
         scale,
         seed,
-        base: files[0].2.clone(),
+        base: files[0].3.clone(),
         jobs,
         memory_available: crate::memory_available(),
         ..compare::Settings::default()
     };
     let progress = RunProgress::new(specs.len(), jobs);
-    let on_start = |i: usize, r: &compare::RunSpec, _: &Scenario| progress.start(i, &r.label, r.design.description);
+    let on_start = |i: usize, r: &compare::RunSpec, _: &Scenario| progress.start(i, &r.label, &r.describe());
     let c = compare::run_specs(e.name, &specs, &settings, on_start, progress.bar.clone())
         .map_err(|err| compare_error(err, "run", &[]))?;
     progress.finish();
     out!("{}", compare::summary_table(&c.summary));
     if !e.paper.is_empty() {
-        outln!("\n{:<10} {:<44} {:>10} {:>10}  source", "run", "metric", "paper", "lfslab");
+        let w = e.paper.iter().map(|p| p.design.len()).max().unwrap_or(0).max(10);
+        outln!("\n{:<w$} {:<44} {:>10} {:>10}  source", "run", "metric", "paper", "lfslab");
         for p in e.paper {
             let ours = p.metric.measure(&c, p.design).map_or("-".to_string(), |v| format!("{v:.2}"));
-            outln!("{:<10} {:<44} {:>10.2} {:>10}  {}", p.design, p.metric.label(), p.paper, ours, p.source);
+            outln!("{:<w$} {:<44} {:>10.2} {:>10}  {}", p.design, p.metric.label(), p.paper, ours, p.source);
         }
     }
     for ch in e.charts {

@@ -312,6 +312,15 @@ pub fn render_html_with(c: &Comparison, plots: &str) -> String {
             false,
         ));
     }
+    let trees: Vec<(&str, Vec<(f64, f64)>)> = c
+        .runs
+        .iter()
+        .filter(|r| !r.report.device.mapping_memory_series.is_empty())
+        .map(|r| (r.design.as_str(), r.report.device.mapping_memory_series.iter().map(|&(t, b)| (t, b as f64 / (1u64 << 20) as f64)).collect()))
+        .collect();
+    if !trees.is_empty() {
+        h.push_str(&line_chart("Interval Mapping memory", "simulated time since the run began (s)", "MiB", &trees, false));
+    }
     h.push_str("</div>\n<h2>Designs, simplifications and scenarios</h2>\n");
     for r in &c.runs {
         let _ = write!(h, "<h3>{}</h3><p>{}</p><ul class=\"note\">", esc(&r.design), esc(&r.description));

@@ -251,6 +251,19 @@ pub struct RunSpec<'a> {
     pub design: &'a Design,
     pub workload: &'a ScenarioFile,
     pub fs_set: Vec<String>,
+    /// Settings already applied to `workload`, named in the run's description.
+    pub workload_set: Vec<String>,
+}
+
+impl RunSpec<'_> {
+    /// The design's description, and the settings the run adds to it.
+    pub fn describe(&self) -> String {
+        let set: Vec<&str> = self.workload_set.iter().chain(&self.fs_set).map(String::as_str).collect();
+        match set.is_empty() {
+            true => self.design.description.to_string(),
+            false => format!("{} (with {})", self.design.description, set.join(", ")),
+        }
+    }
 }
 
 /// Run `workload` on each design; `on_start(i, design)` is called before
@@ -269,7 +282,7 @@ pub fn run(
 ) -> Result<Comparison, CompareError> {
     let specs: Vec<RunSpec> = designs
         .iter()
-        .map(|d| RunSpec { label: d.name.into(), design: d, workload, fs_set: settings.fs_overrides.clone() })
+        .map(|d| RunSpec { label: d.name.into(), design: d, workload, fs_set: settings.fs_overrides.clone(), workload_set: Vec::new() })
         .collect();
     run_specs(workload_name, &specs, settings, |i, r, s| on_start(i, r.design, s), progress)
 }
@@ -309,10 +322,7 @@ pub fn run_specs(
             error: RunError::Aged(format!("cannot create aged-state directory {}: {e}", dir.display())),
         })?;
     }
-    let describe = |r: &RunSpec| match r.fs_set.is_empty() {
-        true => r.design.description.to_string(),
-        false => format!("{} (with {})", r.design.description, r.fs_set.join(", ")),
-    };
+    let describe = RunSpec::describe;
     if jobs > 1 && specs.len() > 1 {
         for (i, (r, s)) in specs.iter().zip(&scenarios).enumerate() {
             used_seed = s.seed;

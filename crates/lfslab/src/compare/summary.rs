@@ -85,15 +85,17 @@ fn mib(b: u64) -> String {
 /// The terminal table.
 pub fn summary_table(rows: &[SummaryRow]) -> String {
     let mut s = String::new();
+    // Labels longer than a design name (reproduce's runs) widen the column.
+    let w = rows.iter().map(|r| r.design.len()).max().unwrap_or(0).max(10);
     let _ = writeln!(
         s,
-        "{:<10} {:>10} {:>12} {:>10} {:>12} {:>7} {:>8} {:>9} {:>11} {:>16}",
+        "{:<w$} {:>10} {:>12} {:>10} {:>12} {:>7} {:>8} {:>9} {:>11} {:>16}",
         "design", "IOPS", "steady IOPS", "p99 us", "p99.99 us", "FS-WAF", "FTL-WAF", "total WAF", "FTL memory", "stalls (time)"
     );
     for r in rows {
         let _ = writeln!(
             s,
-            "{:<10} {:>10.0} {:>12.0} {:>10.1} {:>12.1} {:>7.3} {:>8.3} {:>9.3} {:>11} {:>16}",
+            "{:<w$} {:>10.0} {:>12.0} {:>10.1} {:>12.1} {:>7.3} {:>8.3} {:>9.3} {:>11} {:>16}",
             r.design,
             r.iops,
             r.steady_iops,

@@ -35,6 +35,7 @@ pub(super) fn ssd_config(geometry: Geometry, logical_pages: u64) -> SsdConfig {
             gc_threshold_superblocks: 2,
             write_buffer_slots: 64,
             streams: 1,
+            map_segment_blocks: crate::ftl::interval_mapping::MIN_SEGMENT_BLOCKS,
         },
     }
 }

@@ -19,6 +19,9 @@ pub struct FtlConfig {
     pub write_buffer_slots: u32,
     /// Number of host log heads; a write's stream id picks one (id % streams).
     pub streams: u32,
+    /// Interval Mapping: blocks per mapping segment (map node), the paper's
+    /// 2^20 scaled with the volume (`IntervalConfig::segment_blocks_for`).
+    pub map_segment_blocks: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]

@@ -26,6 +26,9 @@ pub trait Mapping: std::any::Any {
             }
         }
     }
+    /// Periodic table upkeep, once per second of device time (Interval
+    /// Mapping's compaction pass); its time is taken with the next call below.
+    fn maintain(&mut self) {}
     /// Firmware time spent reorganising the table since the last call
     /// (Interval Mapping's compaction); the device serves nothing meanwhile.
     fn take_pending_work_ns(&mut self) -> u64 {

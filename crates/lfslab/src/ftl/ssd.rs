@@ -104,7 +104,7 @@ impl Ssd {
             mapping: match config.ftl.mapping.as_str() {
                 "interval" | "interval-no-compaction" => Box::new(IntervalMapping::new(
                     config.logical_pages,
-                    IntervalConfig { compaction: config.ftl.mapping == "interval", ..IntervalConfig::default() },
+                    IntervalConfig { compaction: config.ftl.mapping == "interval", segment_blocks: config.ftl.map_segment_blocks },
                 )),
                 _ => Box::new(PageMapping::new(config.logical_pages)),
             },
@@ -191,8 +191,14 @@ impl Ssd {
     }
 
     /// A command finished its work at `done`: add any table reorganisation
-    /// it triggered (the FTL serves nothing meanwhile), sample the memory.
+    /// it triggered (the FTL serves nothing meanwhile). Once a second the
+    /// mapping does its upkeep (as the IPLFS artifact's conv_ftl.c checks
+    /// `COMPACTION_TIME_INTERVAL` on each command) and its memory is sampled.
     fn fw_end(&mut self, done: SimTime) -> SimTime {
+        let second = self.interval && self.memory_series.last().is_none_or(|&(t, _)| done.saturating_since(t).ns() >= 1_000_000_000);
+        if second {
+            self.mapping.maintain();
+        }
         let w = self.mapping.take_pending_work_ns();
         let done = if w > 0 {
             self.stats.mapping_stall_ns += w;
@@ -202,7 +208,7 @@ impl Ssd {
         } else {
             done
         };
-        if self.interval && self.memory_series.last().is_none_or(|&(t, _)| done.saturating_since(t).ns() >= 1_000_000_000) {
+        if second {
             self.memory_series.push((done, self.mapping.memory_bytes()));
         }
         done

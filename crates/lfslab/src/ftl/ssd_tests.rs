@@ -29,6 +29,7 @@ pub(super) fn tiny(policy: &str, streams: u32) -> SsdConfig {
             gc_threshold_superblocks: 2,
             write_buffer_slots: 6,
             streams,
+            map_segment_blocks: crate::ftl::interval_mapping::MIN_SEGMENT_BLOCKS,
         },
     }
 }

@@ -1,7 +1,7 @@
 //! Built-in scenarios, shipped as TOML in the repository's `scenarios/`
 //! folder and embedded here so `lfslab run` works without files.
 
-pub const BUILTIN_NAMES: [&str; 10] = [
+pub const BUILTIN_NAMES: [&str; 11] = [
     "default",
     "bench",
     "femu-hotcold",
@@ -12,6 +12,7 @@ pub const BUILTIN_NAMES: [&str; 10] = [
     "f2fs-fio",
     "fio-randwrite",
     "d2fs-fileserver",
+    "iplfs-compaction",
 ];
 
 /// The TOML text of a built-in scenario.
@@ -27,6 +28,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "f2fs-fio" => Some(include_str!("../../../../scenarios/f2fs-fio.toml")),
         "fio-randwrite" => Some(include_str!("../../../../scenarios/fio-randwrite.toml")),
         "d2fs-fileserver" => Some(include_str!("../../../../scenarios/d2fs-fileserver.toml")),
+        "iplfs-compaction" => Some(include_str!("../../../../scenarios/iplfs-compaction.toml")),
         _ => None,
     }
 }

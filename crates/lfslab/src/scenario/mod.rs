@@ -300,6 +300,7 @@ impl Scenario {
             gc_threshold_superblocks: *t.gc_threshold_superblocks.get_or_insert(2),
             write_buffer_slots: (buffer_kib / 4) as u32,
             streams: *t.streams.get_or_insert(1),
+            map_segment_blocks: crate::ftl::interval_mapping::IntervalConfig::segment_blocks_for(r.volume_scale.unwrap_or(1.0)),
         };
         let mut ssd = SsdConfig { geometry: geo, timing, logical_pages, ftl };
         ssd.validate().map_err(|e| {
