@@ -18,7 +18,7 @@
 //!   discarded (conv_ftl.c `vacancy_check`).
 //! * Map-node compaction runs once per second of device time
 //!   (`COMPACTION_TIME_INTERVAL`) over the nodes a discard touched since the
-//!   last pass (`compaction1`). It keeps the span from the first to the last
+//!   last pass (`compaction1`), and the FTL serves nothing meanwhile. It keeps the span from the first to the last
 //!   live block, with the region size set to the smallest hole of at least
 //!   64 blocks between live runs (fixed-region mapping; the whole span if
 //!   there is none). Each region that starts a live run costs a header, and
@@ -39,7 +39,11 @@
 //!
 //! Scaled volumes: the segment is 2^20 blocks times the run's volume scale
 //! (a power of two, at least 512), so a 1/16 run has as many map nodes over
-//! its file as the paper's volume has over its own.
+//! its file as the paper's volume has over its own. The pass interval
+//! shrinks by the same factor: a scaled run checkpoints (and so discards)
+//! as often per volume written as the paper's, that is more often per
+//! second, and each pass scans smaller nodes, so compaction costs the same
+//! share of the device's time at any scale.
 //!
 //! Stated simplification: lfslab addresses are 32-bit blocks, so the areas
 //! are 2^29 blocks each. The structures are sparse, so a wider address
@@ -66,10 +70,11 @@ const MIN_REGION_HOLE: u32 = 64;
 /// two bit-by-bit walks of each dirty node's bitmap (`compaction1`'s scan and
 /// `GET_REMAINING_INVALID_MAPPING`'s), and the copy of the entries of each
 /// node rebuilt (`compact_map_node`). Assumed: 1 ns per bit tested per walk,
-/// 5 ns per entry copied. A node stands for one of the paper's 2^20-block
-/// segments, so it costs what that one does at any scale.
+/// 5 ns per entry copied.
 const SCAN_NS_PER_BLOCK: u64 = 2;
 const COPY_NS_PER_ENTRY: u64 = 5;
+/// The artifact's `COMPACTION_TIME_INTERVAL`, for a 2^20-block segment.
+const PAPER_PASS_INTERVAL_NS: u64 = 1_000_000_000;
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IntervalConfig {
@@ -195,6 +200,7 @@ pub struct IntervalMapping {
     pub peak_bytes: u64,
     pub compactions: u64,
     pending_ns: u64,
+    last_pass: crate::sim::SimTime,
 }
 
 impl IntervalMapping {
@@ -215,6 +221,7 @@ impl IntervalMapping {
             peak_bytes: 0,
             compactions: 0,
             pending_ns: 0,
+            last_pass: crate::sim::SimTime::ZERO,
         }
     }
 
@@ -227,6 +234,25 @@ impl IntervalMapping {
         let off = lpn.0 & ((1 << AREA_SHIFT) - 1);
         let seg = off >> self.seg_shift;
         ((area, seg / NODES_PER_ZONE), (seg % NODES_PER_ZONE) as u16, (off & ((1 << self.seg_shift) - 1)) as u32)
+    }
+
+    /// One compaction pass over the nodes discards touched (conv_ftl.c
+    /// `compaction1`).
+    fn compaction_pass(&mut self) {
+        for (z, n) in std::mem::take(&mut self.dirty) {
+            let Some(node) = self.zones.get_mut(&z).and_then(|zone| zone.get_mut(&n)) else { continue };
+            self.pending_ns += SCAN_NS_PER_BLOCK * node.entries.len() as u64;
+            let Some(new) = node.compacted_bytes() else { continue };
+            // Rebuilt only if it saves at least 10% (integer percent, as the artifact computes it).
+            if new > node.bytes || 100 - (100 * new) / node.bytes < 10 {
+                continue;
+            }
+            self.pending_ns += COPY_NS_PER_ENTRY * new / MAP_SZ;
+            self.bytes -= node.bytes - new;
+            node.bytes = new;
+            node.compacted = true;
+            self.compactions += 1;
+        }
     }
 
     fn grow(&mut self, by: u64) {
@@ -307,23 +333,14 @@ impl Mapping for IntervalMapping {
         Some(Ppn(old as u64))
     }
 
-    fn maintain(&mut self) {
-        for (z, n) in std::mem::take(&mut self.dirty) {
-            let Some(node) = self.zones.get_mut(&z).and_then(|zone| zone.get_mut(&n)) else { continue };
-            // Scaled nodes cost what the paper's would (see SCAN_NS_PER_BLOCK).
-            let stands_for = (PAPER_SEGMENT_BLOCKS as u64 / node.entries.len() as u64).max(1);
-            self.pending_ns += SCAN_NS_PER_BLOCK * PAPER_SEGMENT_BLOCKS.max(node.entries.len() as u32) as u64;
-            let Some(new) = node.compacted_bytes() else { continue };
-            // Rebuilt only if it saves at least 10% (integer percent, as the artifact computes it).
-            if new > node.bytes || 100 - (100 * new) / node.bytes < 10 {
-                continue;
-            }
-            self.pending_ns += COPY_NS_PER_ENTRY * stands_for * new / MAP_SZ;
-            self.bytes -= node.bytes - new;
-            node.bytes = new;
-            node.compacted = true;
-            self.compactions += 1;
+    fn maintain(&mut self, now: crate::sim::SimTime) {
+        // The pass interval scales with the segment (see the module doc).
+        let interval = PAPER_PASS_INTERVAL_NS * self.cfg.segment_blocks as u64 / PAPER_SEGMENT_BLOCKS as u64;
+        if now.saturating_since(self.last_pass).ns() < interval {
+            return;
         }
+        self.last_pass = now;
+        self.compaction_pass();
     }
 
     fn memory_bytes(&self) -> u64 {
@@ -400,7 +417,7 @@ mod tests {
         for i in (0..SEG as u64).filter(|i| i % 3 != 0) {
             m.unset(Lpn(i));
         }
-        m.maintain();
+        m.compaction_pass();
         assert_eq!(m.compactions, 0);
         assert_eq!(m.memory_bytes(), recount(&m));
         assert!(m.take_pending_work_ns() > 0, "the pass scanned the node");
@@ -419,7 +436,7 @@ mod tests {
             for i in (0..SEG as u64).filter(|i| !(64..128).contains(i) && !(256..320).contains(i)) {
                 m.unset(Lpn(i));
             }
-            m.maintain();
+            m.compaction_pass();
             for i in (64..128).chain(256..320) {
                 assert_eq!(m.get(Lpn(i)), Some(Ppn(i)));
             }
@@ -466,7 +483,7 @@ mod tests {
                     prop_assert_eq!(m.unset(Lpn(lpn)), r.remove(&lpn).map(Ppn));
                 }
                 if i % 50 == 0 {
-                    m.maintain();
+                    m.compaction_pass();
                 }
                 prop_assert_eq!(m.memory_bytes(), recount(&m));
             }

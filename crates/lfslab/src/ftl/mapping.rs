@@ -26,9 +26,10 @@ pub trait Mapping: std::any::Any {
             }
         }
     }
-    /// Periodic table upkeep, once per second of device time (Interval
-    /// Mapping's compaction pass); its time is taken with the next call below.
-    fn maintain(&mut self) {}
+    /// Periodic table upkeep (Interval Mapping's compaction pass), offered
+    /// after every command finishing at `now`; the scheme keeps its own
+    /// cadence. Its time is taken with the next call below.
+    fn maintain(&mut self, _now: crate::sim::SimTime) {}
     /// Firmware time spent reorganising the table since the last call
     /// (Interval Mapping's compaction); the device serves nothing meanwhile.
     fn take_pending_work_ns(&mut self) -> u64 {

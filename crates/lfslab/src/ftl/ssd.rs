@@ -190,15 +190,13 @@ impl Ssd {
         at.max(self.fw_busy_until)
     }
 
-    /// A command finished its work at `done`: add any table reorganisation
-    /// it triggered (the FTL serves nothing meanwhile). Once a second the
-    /// mapping does its upkeep (as the IPLFS artifact's conv_ftl.c checks
-    /// `COMPACTION_TIME_INTERVAL` on each command) and its memory is sampled.
+    /// A command finished its work at `done`: the mapping may do its upkeep
+    /// (as the IPLFS artifact's conv_ftl.c checks `COMPACTION_TIME_INTERVAL`
+    /// on each command); add any table reorganisation (the FTL serves
+    /// nothing meanwhile). Once a second the memory is sampled.
     fn fw_end(&mut self, done: SimTime) -> SimTime {
+        self.mapping.maintain(done);
         let second = self.interval && self.memory_series.last().is_none_or(|&(t, _)| done.saturating_since(t).ns() >= 1_000_000_000);
-        if second {
-            self.mapping.maintain();
-        }
         let w = self.mapping.take_pending_work_ns();
         let done = if w > 0 {
             self.stats.mapping_stall_ns += w;
