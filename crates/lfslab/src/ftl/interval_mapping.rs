@@ -452,6 +452,29 @@ mod tests {
         assert_eq!(with.memory_bytes() - zone, 10 + 4 * (2 + 128) + 8 * 2);
     }
 
+    /// A node 1/2048 of the paper's passes 2048 times as often, and a pass
+    /// scans only the nodes discards touched.
+    #[test]
+    fn passes_come_at_the_scaled_interval_over_dirty_nodes() {
+        use crate::sim::{SimDuration, SimTime};
+        let mut m = IntervalMapping::new(u32::MAX as u64 - 1, cfg(true));
+        for i in 0..2 * SEG as u64 {
+            m.set(Lpn(i), Ppn(i));
+        }
+        m.unset(Lpn(3));
+        let interval = SimDuration(1_000_000_000 * SEG as u64 / PAPER_SEGMENT_BLOCKS as u64);
+        let t = SimTime::ZERO + interval;
+        m.maintain(t);
+        assert_eq!(m.take_pending_work_ns(), SCAN_NS_PER_BLOCK * SEG as u64, "one dirty node scanned");
+        m.unset(Lpn(SEG as u64 + 3));
+        m.maintain(t + SimDuration(interval.0 - 1));
+        assert_eq!(m.take_pending_work_ns(), 0, "too early");
+        m.maintain(t + interval);
+        assert_eq!(m.take_pending_work_ns(), SCAN_NS_PER_BLOCK * SEG as u64);
+        m.maintain(t + interval + interval);
+        assert_eq!(m.take_pending_work_ns(), 0, "nothing dirty");
+    }
+
     #[test]
     fn a_segment_written_and_discarded_whole_is_freed() {
         let mut m = IntervalMapping::new(u32::MAX as u64 - 1, cfg(true));
