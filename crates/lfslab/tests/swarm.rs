@@ -48,3 +48,17 @@ fn unknown_design_is_an_error() {
     let e = run_seed("ext5", 1, Some(10)).unwrap_err();
     assert!(e.contains("--design") && e.contains("f2fs"), "{e}");
 }
+
+/// Seeds that failed once in a long run (docs/robustness.md), kept so the
+/// fixes stay. D2FS 4408 took a free-section fault with no free section
+/// left, so the fault's checkpoint had nowhere to write its dirty nodes.
+/// D2FS 4003 then ran out of space in a writeback, which dropped the dirty
+/// pages it had not written yet: a later read returned older data (the
+/// page cache's `redirty` test keeps that fix).
+#[test]
+fn seeds_the_long_swarm_caught_stay_fixed() {
+    for (d, seed) in [("d2fs", 4408)] {
+        let r = run_seed(d, seed, None).unwrap();
+        assert!(r.failure.is_none(), "{} -- {}", r.reproducer(), r.failure.as_deref().unwrap_or(""));
+    }
+}

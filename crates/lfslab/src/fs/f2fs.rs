@@ -1157,12 +1157,24 @@ impl<D: BlockDevice> F2fs<D> {
         // writeback from running the free sections dry between two checks.
         // Chunks are submitted without waiting for the previous ones.
         let (mut start, mut done) = (now, now);
-        for chunk in pages.chunks(BLOCKS_PER_SEG as usize) {
-            start = self.balance_fs(start)?;
-            let t = self.cp_rwsem.read_from(start);
-            let d = self.commit_pages(t, ino, chunk, kind)?;
-            self.cp_rwsem.read_until(d);
-            done = done.max(d);
+        for (k, chunk) in pages.chunks(BLOCKS_PER_SEG as usize).enumerate() {
+            let committed = self.balance_fs(start).and_then(|s| {
+                start = s;
+                let t = self.cp_rwsem.read_from(s);
+                let d = self.commit_pages(t, ino, chunk, kind)?;
+                self.cp_rwsem.read_until(d);
+                Ok(d)
+            });
+            match committed {
+                Ok(d) => done = done.max(d),
+                Err(e) => {
+                    // The pages not written stay dirty (redirty_page_for_writepage).
+                    for &(off, fp) in &pages[k * BLOCKS_PER_SEG as usize..] {
+                        self.cache.redirty(ino, off, fp.0, start);
+                    }
+                    return Err(e);
+                }
+            }
         }
         Ok((done, written))
     }

@@ -370,6 +370,17 @@ impl PageCache {
         }
     }
 
+    /// Put back a page taken for writeback that was not written
+    /// (`redirty_page_for_writepage`): dirty again, not a new write.
+    pub fn redirty(&mut self, ino: u32, off: u64, fp: u32, now: SimTime) {
+        if self.slot_of((ino, off)).is_some_and(|i| self.slots[i as usize].dirty) {
+            return; // rewritten meanwhile: that version is the one to keep
+        }
+        self.insert((ino, off), fp, true);
+        self.dirty_count += 1;
+        self.dirty.entry(ino).or_insert_with(|| DirtyFile { since: now, chunks: Vec::new(), count: 0 }).insert(off);
+    }
+
     fn unmark_dirty(&mut self, (ino, off): Key) {
         if let Some(f) = self.dirty.get_mut(&ino) {
             if f.remove(off) {
@@ -457,6 +468,27 @@ impl PageCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writeback that fails puts back what it took, even pages the cache
+    /// had evicted meanwhile, and never over a newer write.
+    #[test]
+    fn redirty_restores_pages_taken_for_writeback() {
+        let mut c = PageCache::new(2);
+        c.write(1, 0, 10, SimTime(1));
+        c.write(1, 1, 11, SimTime(1));
+        let taken = c.take_dirty(1, 8);
+        assert_eq!((taken.len(), c.dirty_count()), (2, 0));
+        c.insert_clean(2, 0, 20);
+        c.insert_clean(2, 1, 21); // the taken pages, clean now, are evicted
+        c.write(1, 1, 12, SimTime(2)); // a newer version of page 1
+        for (off, fp) in taken {
+            c.redirty(1, off, fp, SimTime(3));
+        }
+        assert_eq!(c.dirty_count(), 2);
+        assert_eq!(c.dirty_of(1), 2);
+        assert_eq!(c.get(1, 0), Some(10));
+        assert_eq!(c.get(1, 1), Some(12));
+    }
 
     #[test]
     fn lru_evicts_clean_pages_only() {

@@ -323,8 +323,10 @@ impl<D: BlockDevice> F2fs<D> {
         // would call its GC, which D2FS compiles to a panic. Here the writer
         // takes a free-section fault instead and asks the device for Coupled
         // GC rounds until a section frees (our departure, so a too-small
-        // regular region slows down rather than stops).
-        if self.sm.free_sections() > self.node_secs() + 1 {
+        // regular region slows down rather than stops). The fault comes while
+        // a checkpoint still has room: sections CGC empties turn free only at
+        // a checkpoint, and D2FS has no reserved sections for it.
+        if self.sm.free_sections() > self.cp_secs() {
             return Ok(t);
         }
         self.stats.free_section_faults += 1;
@@ -333,7 +335,7 @@ impl<D: BlockDevice> F2fs<D> {
         for _ in 0..64 * self.layout.main_sections {
             t = self.await_upcall_handler(t);
             t = self.checkpoint(t);
-            if self.sm.free_sections() > self.node_secs() + 1 {
+            if self.sm.free_sections() > self.cp_secs() {
                 self.stats.fault_stall_ns += (t - start).ns();
                 return Ok(t);
             }
@@ -345,6 +347,13 @@ impl<D: BlockDevice> F2fs<D> {
         self.stats.fault_stall_ns += (t - start).ns();
         self.stats.out_of_space += 1;
         Err(FsError::NoSpace)
+    }
+
+    /// Free sections a checkpoint may need: its dirty nodes and dentries,
+    /// and a fresh section for each node log whose current one fills.
+    fn cp_secs(&self) -> u32 {
+        // NR_CURSEG_NODE_TYPE: hot, warm and cold node logs.
+        self.node_secs() + self.dent_secs() + crate::fs::layout::NR_CURSEG_TYPE / 2
     }
 
     /// Regular sections a checkpoint must keep prefree: unprocessed records
