@@ -55,10 +55,14 @@ fn load_workload(name: &str, set: &[String]) -> Result<(ScenarioFile, PathBuf), 
     Ok((f, base))
 }
 
+/// Settings split into `fs.*` ones, which go on each design's [fs] table,
+/// and the rest, which go on the workload.
+fn split_fs_settings(set: impl IntoIterator<Item = String>) -> (Vec<String>, Vec<String>) {
+    set.into_iter().partition(|s| s.trim_start().starts_with("fs."))
+}
+
 pub fn run_comparison(workload_name: &str, o: &Options, designs: &[&'static Design]) -> anyhow::Result<Comparison> {
-    // Each design brings its [fs] table: `fs.*` overrides go on top of it.
-    let (fs_set, set): (Vec<String>, Vec<String>) =
-        o.set.iter().cloned().partition(|s| s.trim_start().starts_with("fs."));
+    let (fs_set, set) = split_fs_settings(o.set.iter().cloned());
     let (file, base) = load_workload(&o.workload, &set)?;
     let progress = RunProgress::new(designs.len(), o.jobs);
     let on_start = |i: usize, d: &Design, _: &Scenario| progress.start(i, d.name, d.description);
@@ -208,10 +212,8 @@ pub fn reproduce_cmd(
     crate::check_output_dir("--out", &dir).map_err(Usage)?;
     outln!("# {}: {}\n# {}", e.name, e.title, e.caveat);
     // Each run's workload (the experiment's, or its own) with the run's
-    // settings outside [fs]; `fs.*` settings go on the design's [fs] table.
-    let split = |set: &[&str]| -> (Vec<String>, Vec<String>) {
-        set.iter().map(|s| s.to_string()).partition(|s| s.trim_start().starts_with("fs."))
-    };
+    // settings outside [fs].
+    let split = |set: &[&str]| split_fs_settings(set.iter().map(|s| s.to_string()));
     let mut files: Vec<(&str, Vec<String>, ScenarioFile, PathBuf)> = Vec::new();
     for (_, _, w, set) in &runs {
         let (w, other) = (w.unwrap_or(e.workload), split(set).1);
