@@ -122,6 +122,34 @@ const CASES: &[Case] = &[
         words: &["job[0].read_iolog", "line 3", "18446744073709547520"],
     },
     Case {
+        name: "msr-trace-bad-type",
+        files: &[("t.csv", "128166372003061629,hm,0,Write,0,4096,1\n128166372003061630,hm,0,Erase,0,4096,1\n")],
+        args: &["run", "t.csv", "--quiet"],
+        code: 2,
+        words: &["t.csv", "read_iolog", "MSR Cambridge CSV line 2", "Erase"],
+    },
+    Case {
+        name: "spc-trace-bad-lba",
+        files: &[("t.spc", "0,8,4096,W,0.1\n0,x,4096,W,0.2\n"), ("s.toml", "{small}[[job]]\nread_iolog = \"t.spc\"\n")],
+        args: &["run", "s.toml", "--quiet"],
+        code: 2,
+        words: &["job[0].read_iolog", "UMass/SPC CSV line 2", "LBA \"x\""],
+    },
+    Case {
+        name: "replay-fold-on-a-filesystem",
+        files: &[("t.spc", "0,8,4096,W,0.1\n"), ("s.toml", "{small}[fs]\nkind = \"f2fs\"\n[[job]]\nread_iolog = \"t.spc\"\nreplay_fold = true\n")],
+        args: &["run", "s.toml", "--quiet"],
+        code: 2,
+        words: &["job[0].replay_fold", "raw device"],
+    },
+    Case {
+        name: "replay-time-scale-zero",
+        files: &[("t.spc", "0,8,4096,W,0.1\n"), ("s.toml", "{small}[[job]]\nread_iolog = \"t.spc\"\nreplay_time_scale = 0\n")],
+        args: &["run", "s.toml", "--quiet"],
+        code: 2,
+        words: &["job[0].replay_time_scale", "0"],
+    },
+    Case {
         name: "iolog-v2-wait-overflow",
         files: &[
             ("a.iolog", "fio version 2 iolog\nf add\nf wait 18446744073709551615\nf write 0 4096\n"),

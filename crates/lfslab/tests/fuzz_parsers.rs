@@ -126,3 +126,14 @@ fn iologs_never_panic() {
     ];
     fuzz("iolog", &corpus, |t| iolog::parse(t).is_ok());
 }
+
+#[test]
+fn block_traces_never_panic() {
+    use lfslab::workload::trace;
+    let corpus = vec![
+        "128166372003061629,hm,0,Write,3154152960,4096,1346\n128166372003085791,hm,1,Read,1024,6144,200\n".to_string(),
+        "0,20941264,8192,W,0.551706\n1,8,512,r,0.554041\n0,0,4096,w,1.0\n".to_string(),
+        "  8,0    3        1     0.000000000   697  D  WS 3417048 + 8 [fs_mark]\n  8,0    1        2     0.000200000   697  D   R 16 + 16 [cat]\n  8,0    1        3     0.000300000   697  D   D 64 + 64 [fstrim]\n  8,0    1        4     0.000400000   697  D  FN [kworker]\n".to_string(),
+    ];
+    fuzz("block trace", &corpus, |t| trace::detect(t).is_some_and(|f| trace::parse(t, f).is_ok()));
+}

@@ -67,6 +67,36 @@ fn iolog_replay_on_raw_device_and_files() {
     }
 }
 
+/// Block traces replay as iologs do: an MSR Cambridge CSV on the raw
+/// device, paced by its timestamps, scaled by replay_time_scale, and folded
+/// into a device smaller than the trace with replay_fold.
+#[test]
+fn block_traces_replay_on_the_raw_device() {
+    let dir = tmp_dir("trace");
+    let mut csv = String::new();
+    for i in 0..300u64 {
+        // 2 ms apart (20,000 ticks of 100 ns), over 4 GiB of disk.
+        let op = if i % 3 == 0 { "Read" } else { "Write" };
+        csv.push_str(&format!("{},hm,0,{op},{},8192,120\n", 128166372003061629 + i * 20_000, (i * 7919 % 500_000) * 8192));
+    }
+    std::fs::write(dir.join("msr.csv"), &csv).unwrap();
+    let dev = common::small_device(0.15, "greedy");
+    let run = |extra: &str| {
+        let text = format!("{dev}\n[[job]]\nname = \"replay\"\nread_iolog = \"msr.csv\"\n{extra}");
+        Scenario::from_toml_str_in(&text, &[], &dir).map(|s| engine::run(s).unwrap())
+    };
+    // The trace spans 4 GiB: more than the small device, until folded.
+    let e = run("").unwrap_err().to_string();
+    assert!(e.contains("replay_fold"), "{e}");
+    let r = run("replay_fold = true\n").unwrap();
+    let j = &r.jobs[0];
+    assert_eq!((j.write.total_ios, j.read.total_ios), (200, 100));
+    assert!(j.write.runtime >= 598, "timestamps pace the replay (last at 598 ms): {} ms", j.write.runtime);
+    assert_eq!(r.oracle.mismatches_count, 0);
+    let fast = run("replay_fold = true\nreplay_time_scale = 10\n").unwrap();
+    assert!(fast.jobs[0].write.runtime * 5 < j.write.runtime, "{} ms at 10% against {} ms", fast.jobs[0].write.runtime, j.write.runtime);
+}
+
 #[test]
 fn bad_job_files_and_iologs_are_scenario_errors() {
     let dir = tmp_dir("bad");

@@ -235,9 +235,20 @@ pub struct JobSection {
     /// fio stonewall: start after every earlier job has finished (default false).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stonewall: Option<bool>,
-    /// fio read_iolog: replay this iolog (v2 or v3; path relative to the scenario).
+    /// fio read_iolog: replay this fio iolog (v2 or v3) or block trace (MSR
+    /// Cambridge CSV, blkparse text output, UMass/SPC CSV; told apart by
+    /// content); path relative to the scenario.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_iolog: Option<String>,
+    /// fio replay_time_scale: the log's timestamps in percent (default 100;
+    /// 50 replays twice as fast).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay_time_scale: Option<u64>,
+    /// Fold the log's addresses into the device (offset modulo the device's
+    /// blocks) when it spans more than the device; raw device only (default
+    /// false: such a log is refused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay_fold: Option<bool>,
     /// fio filename: jobs (and clones) naming the same file share it
     /// (filesystem only; default: each clone has its own files).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -15,7 +15,7 @@ use crate::fs::{DiscardPolicy, FsConfig, FsCosts, FsMode, GcStageCosts, IpuPolic
 use crate::ftl::{FtlConfig, SsdConfig};
 use crate::nand::{blocks_for_capacity, Preset, SLOT_BYTES};
 use crate::sim::{Limits, SimDuration};
-use crate::workload::{fio_jobfile, iolog, parse_size, AccessDistribution, HostCosts, JobSpec, Precondition, RwMode};
+use crate::workload::{fio_jobfile, iolog, parse_size, trace, AccessDistribution, HostCosts, JobSpec, Precondition, RwMode};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -977,9 +977,10 @@ pub enum InputKind {
     Iolog,
 }
 
-/// Tell a scenario from a fio job file or a fio iolog: iologs by their
-/// "fio version N iolog" first line, job files by the `.fio` extension or,
-/// for a file that is neither .fio nor .toml and not TOML, by parsing as one.
+/// Tell a scenario from a fio job file or a replay log: fio iologs by their
+/// "fio version N iolog" first line, job files by the `.fio` extension,
+/// block traces by their lines (`trace::detect`), and a file that is none
+/// of these and not TOML by parsing it as a job file.
 pub fn input_kind(path: &Path, text: &str) -> InputKind {
     if iolog::version(text).is_some() {
         return InputKind::Iolog;
@@ -989,6 +990,9 @@ pub fn input_kind(path: &Path, text: &str) -> InputKind {
         // A broken scenario gets the TOML error, not a fio one.
         Some("toml") => return InputKind::Scenario,
         _ => {}
+    }
+    if trace::detect(text).is_some() {
+        return InputKind::Iolog;
     }
     if toml::from_str::<toml::Value>(text).is_err() && fio_jobfile::parse(text).is_ok() {
         return InputKind::FioJobFile;
@@ -1021,16 +1025,17 @@ pub fn scenario_text_for(path: &Path, text: &str) -> Result<String, String> {
 }
 
 /// Read a workload file given to `run` or `compare` and return the scenario
-/// text that runs it (`scenario_text_for`). An iolog is only peeked at: the
-/// replay reads it later, under the iolog size limit.
+/// text that runs it (`scenario_text_for`). A replay log is only peeked at:
+/// the replay reads it later, under the iolog size limit.
 pub fn load_input(path: &Path) -> Result<String, String> {
     use std::io::Read;
-    let mut head = [0u8; 32];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut head = vec![0u8; 4096];
+    let mut f = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let n = f.read(&mut head).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let head = String::from_utf8_lossy(&head[..n]);
-    if iolog::version(&head).is_some() {
+    // Whole lines only: the last may be cut.
+    let head = if n == 4096 { head.rsplit_once('\n').map_or("", |(h, _)| h).to_string() } else { head.into_owned() };
+    if iolog::version(&head).is_some() || (!path.extension().is_some_and(|e| e == "toml" || e == "fio") && trace::detect(&head).is_some()) {
         return scenario_text_for(path, &head);
     }
     scenario_text_for(path, &read_input(path, JOB_FILE_LIMIT)?)
@@ -1056,10 +1061,17 @@ pub fn read_input(path: &Path, limit: u64) -> Result<String, String> {
         .map_err(|e| format!("{} is not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to()))
 }
 
-fn load_iolog(field: &str, path: &str, base: &Path) -> Result<Arc<iolog::Iolog>, ScenarioError> {
+fn load_iolog(field: &str, path: &str, base: &Path) -> Result<iolog::Iolog, ScenarioError> {
     let full: PathBuf = base.join(path);
     let text = read_input(&full, IOLOG_LIMIT).map_err(|e| ScenarioError::invalid(field, format!("{path:?}"), e))?;
-    iolog::parse(&text).map(Arc::new).map_err(|e| ScenarioError::invalid(field, format!("{path:?}"), e))
+    let parsed = match trace::detect(&text) {
+        Some(format) if iolog::version(&text).is_none() => trace::parse(&text, format),
+        _ => iolog::parse(&text).map_err(|e| match iolog::version(&text) {
+            Some(_) => e,
+            None => format!("{e}; lfslab replays {}", trace::ACCEPTED),
+        }),
+    };
+    parsed.map_err(|e| ScenarioError::invalid(field, format!("{path:?}"), e))
 }
 
 fn resolve_job(
@@ -1200,13 +1212,50 @@ fn resolve_job(
         return Err(ScenarioError::invalid(f("time_based"), true, "requires a runtime (set job.runtime)"));
     }
     let replay_no_stall = *j.replay_no_stall.get_or_insert(false);
+    let time_scale = *j.replay_time_scale.get_or_insert(100);
+    if time_scale == 0 || time_scale > 1_000_000 {
+        return Err(ScenarioError::invalid(f("replay_time_scale"), time_scale, "must be a percentage in 1..=1000000"));
+    }
+    let fold = *j.replay_fold.get_or_insert(false);
+    if fold && on_fs {
+        return Err(ScenarioError::invalid(f("replay_fold"), true, "folds addresses into the raw device: remove the [fs] table or the option"));
+    }
     let log = match j.read_iolog.clone() {
         Some(path) => {
-            let log = load_iolog(&f("read_iolog"), &path, base)?;
+            let mut log = load_iolog(&f("read_iolog"), &path, base)?;
             let device_blocks = device_bytes / SLOT_BYTES;
+            if time_scale != 100 {
+                for o in &mut log.ops {
+                    o.at = SimDuration((o.at.0 as u128 * time_scale as u128 / 100).min(u64::MAX as u128 / 2) as u64);
+                }
+            }
+            if fold {
+                // Requests that would straddle the end start over at 0.
+                for o in log.ops.iter_mut().filter(|o| o.blocks > 0) {
+                    o.off_blocks %= device_blocks;
+                    if o.off_blocks + o.blocks as u64 > device_blocks {
+                        o.off_blocks = 0;
+                    }
+                }
+                for e in &mut log.file_extent_blocks {
+                    *e = (*e).min(device_blocks);
+                }
+            }
+            let log = Arc::new(log);
             let extent = log.file_extent_blocks.iter().copied().max().unwrap_or(0);
             let total: u64 = log.file_extent_blocks.iter().sum();
-            if (!on_fs && extent > device_blocks) || (on_fs && total > device_blocks) {
+            if !on_fs && extent > device_blocks {
+                return Err(ScenarioError::invalid(
+                    f("read_iolog"),
+                    format!("{path:?}"),
+                    format!(
+                        "the log spans {} bytes, more than the {} available (set replay_fold = true in the job to fold it into the device)",
+                        extent * SLOT_BYTES,
+                        device_bytes
+                    ),
+                ));
+            }
+            if on_fs && total > device_blocks {
                 return Err(ScenarioError::invalid(
                     f("read_iolog"),
                     format!("{path:?}"),

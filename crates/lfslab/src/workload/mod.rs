@@ -9,6 +9,7 @@ pub mod filebench;
 pub mod fio_jobfile;
 pub(crate) mod fs_target;
 pub mod iolog;
+pub mod trace;
 mod job;
 mod precondition;
 mod raw_target;
