@@ -198,7 +198,9 @@ pub fn parse(text: &str, format: TraceFormat) -> Result<Iolog, String> {
                 }
                 let sector = uint(line, "sector", sector)?;
                 let off = sector.checked_mul(512).ok_or_else(|| err(format, line, format!("sector {sector} is too large")))?;
-                raw.push(Raw { disk, at_ns, action: act, off, len: uint(line, "blocks", n)? * 512 });
+                let n = uint(line, "blocks", n)?;
+                let len = n.checked_mul(512).ok_or_else(|| err(format, line, format!("{n} sectors are too many")))?;
+                raw.push(Raw { disk, at_ns, action: act, off, len });
             }
         }
         let r = raw.last().expect("pushed");
@@ -316,6 +318,8 @@ mod tests {
             ("0,8,0,W,0.1\n", TraceFormat::Spc, "0 bytes"),
             ("0,8,4096,W,-1\n", TraceFormat::Spc, "timestamp"),
             ("  8,0 0 1 0.0 1 D FN [k]\n", TraceFormat::Blkparse, "no read or write"),
+            // Found by cargo-fuzz: sectors * 512 overflowed.
+            ("  8,0 0 1 0.0 1 D W 8 + 36028797018963968 [k]\n", TraceFormat::Blkparse, "too many"),
         ] {
             let e = parse(text, format).unwrap_err();
             assert!(e.contains(needle), "{text:?}: {e}");
