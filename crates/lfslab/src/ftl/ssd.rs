@@ -195,7 +195,9 @@ impl Ssd {
     /// on each command); add any table reorganisation (the FTL serves
     /// nothing meanwhile). Once a second the memory is sampled.
     fn fw_end(&mut self, done: SimTime) -> SimTime {
-        self.mapping.maintain(done);
+        if self.interval {
+            self.mapping.maintain(done);
+        }
         let second = self.interval && self.memory_series.last().is_none_or(|&(t, _)| done.saturating_since(t).ns() >= 1_000_000_000);
         let w = self.mapping.take_pending_work_ns();
         let done = if w > 0 {

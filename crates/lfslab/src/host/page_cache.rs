@@ -353,7 +353,7 @@ impl PageCache {
 
     /// A page read from disk.
     pub fn insert_clean(&mut self, ino: u32, off: u64, fp: u32) {
-        if self.slot_of((ino, off)).is_some_and(|i| self.slots[i as usize].dirty) {
+        if self.is_dirty((ino, off)) {
             return; // never replace newer data with older
         }
         self.insert((ino, off), fp, false);
@@ -361,24 +361,32 @@ impl PageCache {
 
     /// A buffered write.
     pub fn write(&mut self, ino: u32, off: u64, fp: u32, now: SimTime) {
-        let was_dirty = self.slot_of((ino, off)).is_some_and(|i| self.slots[i as usize].dirty);
+        let was_dirty = self.is_dirty((ino, off));
         self.insert((ino, off), fp, true);
         if !was_dirty {
-            self.dirty_count += 1;
             self.stats.pages_dirtied += 1;
-            self.dirty.entry(ino).or_insert_with(|| DirtyFile { since: now, chunks: Vec::new(), count: 0 }).insert(off);
+            self.mark_dirty((ino, off), now);
         }
+    }
+
+    fn is_dirty(&self, key: Key) -> bool {
+        self.slot_of(key).is_some_and(|i| self.slots[i as usize].dirty)
+    }
+
+    /// Count a page that just became dirty and list it under its file.
+    fn mark_dirty(&mut self, (ino, off): Key, now: SimTime) {
+        self.dirty_count += 1;
+        self.dirty.entry(ino).or_insert_with(|| DirtyFile { since: now, chunks: Vec::new(), count: 0 }).insert(off);
     }
 
     /// Put back a page taken for writeback that was not written
     /// (`redirty_page_for_writepage`): dirty again, not a new write.
     pub fn redirty(&mut self, ino: u32, off: u64, fp: u32, now: SimTime) {
-        if self.slot_of((ino, off)).is_some_and(|i| self.slots[i as usize].dirty) {
+        if self.is_dirty((ino, off)) {
             return; // rewritten meanwhile: that version is the one to keep
         }
         self.insert((ino, off), fp, true);
-        self.dirty_count += 1;
-        self.dirty.entry(ino).or_insert_with(|| DirtyFile { since: now, chunks: Vec::new(), count: 0 }).insert(off);
+        self.mark_dirty((ino, off), now);
     }
 
     fn unmark_dirty(&mut self, (ino, off): Key) {

@@ -1035,7 +1035,7 @@ pub fn load_input(path: &Path) -> Result<String, String> {
     let head = String::from_utf8_lossy(&head[..n]);
     // Whole lines only: the last may be cut.
     let head = if n == 4096 { head.rsplit_once('\n').map_or("", |(h, _)| h).to_string() } else { head.into_owned() };
-    if iolog::version(&head).is_some() || (!path.extension().is_some_and(|e| e == "toml" || e == "fio") && trace::detect(&head).is_some()) {
+    if matches!(input_kind(path, &head), InputKind::Iolog) {
         return scenario_text_for(path, &head);
     }
     scenario_text_for(path, &read_input(path, JOB_FILE_LIMIT)?)
@@ -1064,12 +1064,10 @@ pub fn read_input(path: &Path, limit: u64) -> Result<String, String> {
 fn load_iolog(field: &str, path: &str, base: &Path) -> Result<iolog::Iolog, ScenarioError> {
     let full: PathBuf = base.join(path);
     let text = read_input(&full, IOLOG_LIMIT).map_err(|e| ScenarioError::invalid(field, format!("{path:?}"), e))?;
-    let parsed = match trace::detect(&text) {
-        Some(format) if iolog::version(&text).is_none() => trace::parse(&text, format),
-        _ => iolog::parse(&text).map_err(|e| match iolog::version(&text) {
-            Some(_) => e,
-            None => format!("{e}; lfslab replays {}", trace::ACCEPTED),
-        }),
+    let parsed = match (iolog::version(&text), trace::detect(&text)) {
+        (Some(_), _) => iolog::parse(&text),
+        (None, Some(format)) => trace::parse(&text, format),
+        (None, None) => iolog::parse(&text).map_err(|e| format!("{e}; lfslab replays {}", trace::ACCEPTED)),
     };
     parsed.map_err(|e| ScenarioError::invalid(field, format!("{path:?}"), e))
 }
