@@ -6,12 +6,16 @@
 use crate::fs::{F2fs, FsStats};
 use crate::ftl::{mapping_checker, FtlStats, Ssd};
 use crate::host::PageCacheStats;
-use crate::metrics::{D2fsReport, DeviceReport, DirReport, FlowopReport, FsReport, FtlReport, JobReport, RunReport, SimReport};
+use crate::metrics::{
+    D2fsReport, DatabaseReport, DeviceReport, DirReport, FlowopReport, FsReport, FtlReport, JobReport, OperationReport, RunReport,
+    SimReport,
+};
 use crate::nvme::Partition;
 use crate::oracle::DataOracle;
 use crate::scenario::Scenario;
 use crate::sim::{LimitExceeded, SimRng, SimTime};
 pub use crate::workload::Progress;
+use crate::workload::database::Database;
 use crate::workload::filebench::{self, Fileset, FlowopResult};
 use crate::workload::{
     self, DirResult, DriverConfig, DriverError, FileSet, FsTarget, PreconditionSummary, RawTarget, RunOutcome,
@@ -68,6 +72,8 @@ enum Stack {
         files: Option<FileSet>,
         /// A filebench run's filesets, once populated.
         filesets: Option<Vec<Fileset>>,
+        /// A database run's files and tables, once loaded.
+        database: Option<Database>,
         before: FsStats,
         cache_before: PageCacheStats,
     },
@@ -105,6 +111,8 @@ pub struct Run {
     progress: Option<Progress>,
     outcome: Option<RunOutcome>,
     flowops: Vec<FlowopResult>,
+    operations: Vec<OperationReport>,
+    database: Option<DatabaseReport>,
 }
 
 const SIMPLIFICATIONS: [&str; 4] = [
@@ -153,6 +161,7 @@ impl Run {
                     fs: Box::new(fs),
                     files: None,
                     filesets: None,
+                    database: None,
                     before: FsStats::default(),
                     cache_before: PageCacheStats::default(),
                 }
@@ -169,6 +178,8 @@ impl Run {
             progress: None,
             outcome: None,
             flowops: Vec::new(),
+            operations: Vec::new(),
+            database: None,
         })
     }
 
@@ -201,6 +212,8 @@ impl Run {
             progress: None,
             outcome: None,
             flowops: Vec::new(),
+            operations: Vec::new(),
+            database: None,
         })
     }
 
@@ -240,7 +253,7 @@ impl Run {
                 self.now = end;
                 self.precondition = summary;
             }
-            Stack::Fs { fs, files, filesets, before, cache_before } => {
+            Stack::Fs { fs, files, filesets, database, before, cache_before } => {
                 let (set, mut t) =
                     workload::layout_files(&mut **fs, &self.scenario.jobs, &prng, self.now, self.progress.as_ref())
                         .map_err(|e| RunError::Fs(format!("laying out files: {e}")))?;
@@ -253,6 +266,12 @@ impl Run {
                         sets.push(set);
                     }
                     *filesets = Some(sets);
+                }
+                if let Some(spec) = &self.scenario.database {
+                    let (db, t2) = workload::database::populate(&mut **fs, spec, &prng, t, self.progress.as_ref())
+                        .map_err(|e| RunError::Fs(format!("loading the database: {e}")))?;
+                    t = t2;
+                    *database = Some(db);
                 }
                 if self.scenario.precondition.random_overwrite > 0.0 {
                     t = workload::age_files(
@@ -305,6 +324,32 @@ impl Run {
                     DriverError::Limit(l) => RunError::Limit(l),
                     DriverError::Target(never) => match never {},
                 })?
+            }
+            Stack::Fs { fs, database: Some(db), .. } => {
+                let spec = s.database.as_ref().expect("a loaded database belongs to a database scenario");
+                let out = workload::database::run(&mut **fs, spec, db, &wrng, &cfg)?;
+                let secs = out.outcome.end.saturating_since(self.now).as_secs_f64().max(1e-9);
+                let round = |x: f64| (x * 1000.0).round() / 1000.0;
+                let total: u64 = out.ops.iter().map(|o| o.ops).sum();
+                self.operations = out
+                    .ops
+                    .iter()
+                    .map(|o| OperationReport { name: o.name.clone(), ops: o.ops, ops_per_s: round(o.ops as f64 / secs), lat_ns: o.lat.summary() })
+                    .collect();
+                let e = &out.stats;
+                let lookups = (e.buffer_pool_hits + e.buffer_pool_misses).max(1);
+                self.database = Some(DatabaseReport {
+                    benchmark: spec.name(),
+                    threads: spec.threads,
+                    ops_per_s: round(total as f64 / secs),
+                    tpmc: matches!(spec.bench, workload::database::Bench::Tpcc(_))
+                        .then(|| round(out.ops[0].ops as f64 * 60.0 / secs)),
+                    buffer_pool_pages: out.buffer_pool_pages,
+                    buffer_pool_hit_ratio: (e.buffer_pool_hits as f64 / lookups as f64 * 1e6).round() / 1e6,
+                    commits_per_log_fsync: round(e.commits as f64 / e.log_fsyncs.max(1) as f64),
+                    engine: e.clone(),
+                });
+                out.outcome
             }
             Stack::Fs { fs, filesets: Some(sets), .. } => {
                 let fb = s.filebench.as_ref().expect("filesets belong to a filebench scenario");
@@ -451,6 +496,9 @@ impl Run {
         if s.filebench.is_some() {
             simplifications.push(workload::filebench::SIMPLIFICATION.to_string());
         }
+        if s.database.is_some() {
+            simplifications.push(workload::database::SIMPLIFICATION.to_string());
+        }
         if s.ssd.ftl.mapping.starts_with("interval") {
             simplifications.extend(INTERVAL_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
         }
@@ -496,6 +544,8 @@ impl Run {
                     }
                 })
                 .collect(),
+            operations: self.operations.clone(),
+            database: self.database.clone(),
             ftl,
             fs: fs_report,
             d2fs,

@@ -136,11 +136,39 @@ pub fn scenario_for_with(
                 fb.runtime = Some(spec.runtime.as_secs_f64() * scale);
             }
         }
+        // A database is sized for its device, with its buffer pool (and
+        // the LRU scan depth, a share of the pool) as host memory is; its
+        // work scales as a job's runtime does. The redo log and the I/O
+        // capacities are rates and stay.
+        if let Some(db) = &mut f.database {
+            scale_database(db, scale);
+        }
     }
     Scenario::from_file_in(f, base).map_err(|e| match scale {
         1.0 => err(e.with_overrides(fs_set)),
         _ => err(ScenarioError::invalid("--scale", scale, format!("the scaled scenario is not valid: {e}"))),
     })
+}
+
+fn scale_database(db: &mut crate::workload::database::DatabaseVars, scale: f64) {
+    use crate::workload::database::Bench;
+    let Ok(spec) = db.resolve() else { return };
+    let n = |x: u64| ((x as f64 * scale).round() as u64).max(1);
+    db.buffer_pool = Some(format!("{}k", n(spec.engine.buffer_pool_pages as u64 * 16).max(1024)));
+    db.lru_scan_depth = Some(n(spec.engine.lru_scan_depth as u64) as u32);
+    if spec.cold_file_bytes > 0 {
+        db.cold_file = Some(format!("{}k", n(spec.cold_file_bytes >> 10)));
+    }
+    match spec.bench {
+        Bench::Ycsb(y) => {
+            db.recordcount = Some(n(y.recordcount));
+            db.operationcount = Some(n(y.operationcount));
+        }
+        Bench::Tpcc(t) => {
+            db.warehouses = Some(n(t.warehouses));
+            db.runtime = Some(t.runtime.as_secs_f64() * scale);
+        }
+    }
 }
 
 /// Run `scenarios` on up to `jobs` threads, each taking the next scenario

@@ -25,6 +25,12 @@ pub struct RunReport {
     /// A filebench run: one row per flowop, as filebench prints them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flowops: Vec<FlowopReport>,
+    /// A database run: one row per operation (YCSB) or transaction (TPC-C).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub operations: Vec<OperationReport>,
+    /// A database run: the engine's work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database: Option<DatabaseReport>,
     pub ftl: FtlReport,
     /// Present when the jobs ran on a filesystem.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,6 +98,34 @@ pub struct FlowopReport {
     /// Runs that found nothing to work on (no file to pick, fd not open).
     pub skipped: u64,
     pub lat_ns: LatencySummary,
+}
+
+/// One operation type of a database run, with its latency percentiles
+/// (p95, p99 and p99.95 among them).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OperationReport {
+    pub name: String,
+    pub ops: u64,
+    pub ops_per_s: f64,
+    pub lat_ns: LatencySummary,
+}
+
+/// What the database model's engine did (the InnoDB I/O model).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DatabaseReport {
+    /// "ycsb-<workload>" or "tpcc".
+    pub benchmark: String,
+    pub threads: u32,
+    /// Operations (transactions) per second over the measured phase.
+    pub ops_per_s: f64,
+    /// TPC-C: New-Order transactions per minute (tpmC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpmc: Option<f64>,
+    pub buffer_pool_pages: u32,
+    pub buffer_pool_hit_ratio: f64,
+    /// Commits per redo-log fsync (group commit).
+    pub commits_per_log_fsync: f64,
+    pub engine: crate::workload::database::InnoDbStats,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -258,6 +292,52 @@ impl RunReport {
             let ops: u64 = self.flowops.iter().map(|o| o.ops).sum();
             let mb: f64 = self.flowops.iter().map(|o| o.mb_per_s).sum();
             let _ = writeln!(s, "IO Summary: {ops} ops {:.1} ops/s {mb:.1} MB/s", ops as f64 / secs);
+        }
+        if let Some(db) = &self.database {
+            let _ = writeln!(
+                s,
+                "\n{:<18} {:>10} {:>10} {:>9} {:>9} {:>9} {:>10} {:>9}",
+                db.benchmark, "ops", "ops/s", "mean ms", "p95 ms", "p99 ms", "p99.95 ms", "max ms"
+            );
+            let ms = |ns: f64| ns / 1e6;
+            for o in &self.operations {
+                if o.ops == 0 {
+                    continue;
+                }
+                let l = &o.lat_ns;
+                let _ = writeln!(
+                    s,
+                    "{:<18} {:>10} {:>10.1} {:>9.3} {:>9.3} {:>9.3} {:>10.3} {:>9.3}",
+                    o.name,
+                    o.ops,
+                    o.ops_per_s,
+                    ms(l.mean),
+                    ms(l.at(95.0) as f64),
+                    ms(l.at(99.0) as f64),
+                    ms(l.at(99.95) as f64),
+                    ms(l.max as f64)
+                );
+            }
+            let e = &db.engine;
+            let _ = writeln!(
+                s,
+                "database {:.1} ops/s{} | {} threads | buffer pool {} pages, hit ratio {:.4} | redo {} in {} fsyncs ({:.2} commits each) | pages flushed: list {} LRU {} single {} sync {} ({} stalls, {:.3}s) | doublewrite {} pages",
+                db.ops_per_s,
+                db.tpmc.map(|t| format!(" ({t:.0} tpmC)")).unwrap_or_default(),
+                db.threads,
+                db.buffer_pool_pages,
+                db.buffer_pool_hit_ratio,
+                fmt_bytes(e.redo_bytes as f64),
+                e.log_fsyncs,
+                db.commits_per_log_fsync,
+                e.pages_flushed_list,
+                e.pages_flushed_lru,
+                e.single_page_flushes,
+                e.pages_flushed_sync,
+                e.sync_flush_stalls,
+                e.sync_flush_s,
+                e.doublewrite_pages
+            );
         }
         let f = &self.ftl;
         let c = &f.counters;

@@ -15,6 +15,13 @@ pub struct Bucket {
     pub nand_write_slots: u64,
     /// GC victims whose erase completed in the bucket.
     pub gc_count: u64,
+    /// Application operations (database transactions) completed in the bucket.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ops: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug)]
@@ -49,6 +56,11 @@ impl ThroughputSeries {
         b.read_bytes += read_bytes;
         b.write_bytes += write_bytes;
         b.ios += 1;
+    }
+
+    /// An application operation completed at `t`.
+    pub fn record_op(&mut self, t: SimTime) {
+        self.bucket(t).ops += 1;
     }
 
     /// Merge per-bucket device activity (same start and interval), up to

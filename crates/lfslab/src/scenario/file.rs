@@ -57,6 +57,11 @@ pub struct ScenarioFile {
     /// other keys override its `$variables`. Needs an [fs] table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filebench: Option<crate::workload::filebench::FilebenchVars>,
+    /// A database model instead of [[job]] tables: an InnoDB-like engine
+    /// (MySQL 8.0 defaults) under `benchmark` = "ycsb" or "tpcc". Needs an
+    /// [fs] table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<crate::workload::database::DatabaseVars>,
     /// A fio job file whose jobs run after the [[job]] tables (path relative
     /// to the scenario file). The resolved scenario inlines its jobs.
     #[serde(skip_serializing_if = "Option::is_none")]

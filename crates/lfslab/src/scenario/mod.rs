@@ -38,6 +38,8 @@ pub struct Scenario {
     pub fs: Option<FsScenario>,
     /// A filebench personality run instead of `jobs`.
     pub filebench: Option<crate::workload::filebench::FilebenchSpec>,
+    /// A database model run (YCSB or TPC-C) instead of `jobs`.
+    pub database: Option<crate::workload::database::DatabaseSpec>,
     /// What the input said that the simulation does not use (fio options
     /// without effect), for the report.
     pub input_notes: Vec<String>,
@@ -406,8 +408,49 @@ impl Scenario {
                 Some(spec)
             }
         };
-        if r.jobs.is_empty() && filebench.is_none() {
-            return Err(ScenarioError::invalid("job", "[]", "at least one [[job]] table (or a [filebench] table) is required"));
+        // ---- or a database model
+        let database = match &r.database {
+            None => None,
+            Some(v) => {
+                if !r.jobs.is_empty() || filebench.is_some() {
+                    return Err(ScenarioError::invalid(
+                        "database.benchmark",
+                        &v.benchmark,
+                        "a scenario runs one workload: [[job]] tables, a [filebench] personality or a [database], not two",
+                    ));
+                }
+                let Some(f) = &fs else {
+                    return Err(ScenarioError::invalid("database.benchmark", &v.benchmark, "the database runs on files: add an [fs] table"));
+                };
+                let mut spec = v.resolve().map_err(|e| ScenarioError::invalid("database", &v.benchmark, e))?;
+                // The LRU flush frees lru_scan_depth pages per round: a share
+                // of the buffer pool, which a scaled run scales. Rounds come
+                // as much more often, so the pages freed per second (a rate
+                // the device sees) are the volume's.
+                let vs = r.volume_scale.unwrap_or(1.0).min(1.0);
+                spec.engine.lru_flush_interval = SimDuration::from_secs_f64(vs);
+                let db_blocks = spec.footprint_bytes() / SLOT_BYTES;
+                let cold = spec.cold_file_bytes.div_ceil(SLOT_BYTES);
+                check_files_fit(db_blocks + cold, 16, f.user_blocks).map_err(|(need, offer)| {
+                    ScenarioError::invalid(
+                        if cold > 0 { "database.cold_file" } else if v.benchmark == "tpcc" { "database.warehouses" } else { "database.recordcount" },
+                        v.cold_file.clone().unwrap_or_else(|| v.benchmark.clone()),
+                        format!(
+                            "the database ({} MiB loaded) and the cold file ({} MiB) need {need} MiB but the filesystem offers {offer} MiB of user space",
+                            (db_blocks * SLOT_BYTES) >> 20,
+                            (cold * SLOT_BYTES) >> 20
+                        ),
+                    )
+                })?;
+                Some(spec)
+            }
+        };
+        if r.jobs.is_empty() && filebench.is_none() && database.is_none() {
+            return Err(ScenarioError::invalid(
+                "job",
+                "[]",
+                "at least one [[job]] table (or a [filebench] or [database] table) is required",
+            ));
         }
         // Job sizes in % are of the partition; for D2FS, of the device
         // capacity (the virtual partition is not space one can fill).
@@ -493,9 +536,13 @@ impl Scenario {
             }
         }
         // Each bucket is a row of the report: bound them where the span is known.
-        let spans = match &filebench {
-            Some(fb) => Some(vec![fb.runtime.as_secs_f64()]),
-            None => jobs.iter().map(|j| j.runtime.map(|d| d.as_secs_f64())).collect::<Option<Vec<f64>>>(),
+        let spans = match (&filebench, &database) {
+            (Some(fb), _) => Some(vec![fb.runtime.as_secs_f64()]),
+            (_, Some(db)) => match &db.bench {
+                crate::workload::database::Bench::Tpcc(t) => Some(vec![t.runtime.as_secs_f64()]),
+                crate::workload::database::Bench::Ycsb(_) => None,
+            },
+            _ => jobs.iter().map(|j| j.runtime.map(|d| d.as_secs_f64())).collect::<Option<Vec<f64>>>(),
         };
         if let Some(span) = spans {
             let span = span.into_iter().fold(0.0, f64::max);
@@ -528,6 +575,7 @@ impl Scenario {
             check_invariants,
             fs,
             filebench,
+            database,
             input_notes,
         })
     }

@@ -17,7 +17,7 @@ const DEFAULT_SOURCES: [&str; 4] = [
 ];
 
 /// Sections in file order: (TOML header, key in the root schema).
-const SECTIONS: [(&str, &str); 10] = [
+const SECTIONS: [(&str, &str); 11] = [
     ("top level", ""),
     ("[device]", "device"),
     ("[ftl]", "ftl"),
@@ -26,6 +26,7 @@ const SECTIONS: [(&str, &str); 10] = [
     ("[fs]", "fs"),
     ("[[job]]", "job"),
     ("[filebench]", "filebench"),
+    ("[database]", "database"),
     ("[limits]", "limits"),
     ("[output]", "output"),
 ];

@@ -1,8 +1,10 @@
 //! Workloads: fio-like jobs (synthetic or replayed from fio iologs, defined
 //! in scenario TOML or fio job files), their access distributions, the
 //! driver that runs them against the raw device or a filesystem, and
-//! preconditioning.
+//! preconditioning; filebench personalities; and a database I/O model
+//! (InnoDB) under YCSB and TPC-C.
 
+pub mod database;
 pub mod distribution;
 mod driver;
 pub mod filebench;
