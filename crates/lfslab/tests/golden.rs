@@ -45,3 +45,13 @@ fn small_f2fs() {
 fn small_fileserver() {
     check("small_fileserver");
 }
+
+#[test]
+fn small_ycsb() {
+    check("small_ycsb");
+}
+
+#[test]
+fn small_tpcc() {
+    check("small_tpcc");
+}

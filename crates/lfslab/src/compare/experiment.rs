@@ -63,6 +63,47 @@ pub enum Metric {
     MappingEndRelativeTo(&'static str),
     /// Time the FTL served no command while compacting its mapping (s).
     MappingStallS,
+    /// Application operations per second: database operations or
+    /// transactions, or filebench flowops.
+    OpsPerSec,
+    /// TPC-C New-Order transactions per minute.
+    Tpmc,
+    /// Operations per second relative to another run's (by label).
+    OpsRelativeTo(&'static str),
+    /// One operation's latency (a database operation or a filebench
+    /// flowop, by name) in ms: its mean when the percentile (in hundredths,
+    /// 9995 = p99.95) is 0.
+    OpLatencyMs(&'static str, u32),
+    /// That latency relative to the same operation's on another run.
+    OpLatencyRelativeTo(&'static str, u32, &'static str),
+}
+
+/// Operations per second of a run (database or filebench), if it has them.
+fn ops_per_s(rep: &crate::metrics::RunReport) -> Option<f64> {
+    if let Some(db) = &rep.database {
+        return Some(db.ops_per_s);
+    }
+    (!rep.flowops.is_empty()).then(|| rep.flowops.iter().map(|o| o.ops_per_s).sum())
+}
+
+/// An operation's latency summary by name: a database operation or a flowop.
+fn op_latency(rep: &crate::metrics::RunReport, op: &str, pct_x100: u32) -> Option<f64> {
+    let lat = rep
+        .operations
+        .iter()
+        .find(|o| o.name == op)
+        .map(|o| &o.lat_ns)
+        .or_else(|| rep.flowops.iter().find(|o| o.name == op).map(|o| &o.lat_ns))?;
+    let ns = if pct_x100 == 0 { lat.mean } else { lat.at(pct_x100 as f64 / 100.0) as f64 };
+    Some(ns / 1e6)
+}
+
+fn pct_label(pct_x100: u32) -> String {
+    if pct_x100 == 0 {
+        "mean".into()
+    } else {
+        format!("p{}", pct_x100 as f64 / 100.0)
+    }
 }
 
 impl Metric {
@@ -93,6 +134,11 @@ impl Metric {
             Metric::MappingEndOverFilePageMap => "mapping at the end / page map of the file (x)".into(),
             Metric::MappingEndRelativeTo(l) => format!("mapping at the end vs {l} (x)"),
             Metric::MappingStallS => "FTL busy compacting its mapping (s)".into(),
+            Metric::OpsPerSec => "operations per second".into(),
+            Metric::Tpmc => "tpmC (New-Orders per minute)".into(),
+            Metric::OpsRelativeTo(l) => format!("operations per second vs {l} (x)"),
+            Metric::OpLatencyMs(op, p) => format!("{op} {} latency (ms)", pct_label(p)),
+            Metric::OpLatencyRelativeTo(op, p, l) => format!("{op} {} latency vs {l} (x)", pct_label(p)),
         }
     }
 
@@ -161,6 +207,17 @@ impl Metric {
                 rep.device.mapping_memory_bytes as f64 / other.report.device.mapping_memory_bytes.max(1) as f64
             }
             Metric::MappingStallS => rep.ftl.counters.mapping_stall_ns as f64 / 1e9,
+            Metric::OpsPerSec => ops_per_s(rep)?,
+            Metric::Tpmc => rep.database.as_ref()?.tpmc?,
+            Metric::OpsRelativeTo(l) => {
+                let other = c.runs.iter().find(|r| r.design == l)?;
+                ops_per_s(rep)? / ops_per_s(&other.report)?
+            }
+            Metric::OpLatencyMs(op, p) => op_latency(rep, op, p)?,
+            Metric::OpLatencyRelativeTo(op, p, l) => {
+                let other = c.runs.iter().find(|r| r.design == l)?;
+                op_latency(rep, op, p)? / op_latency(&other.report, op, p)?
+            }
         })
     }
 }
@@ -222,7 +279,7 @@ impl Experiment {
     }
 }
 
-pub const EXPERIMENTS: [Experiment; 8] = [
+pub const EXPERIMENTS: [Experiment; 10] = [
     Experiment {
         name: "d2fs-fio",
         title: "D2FS §8.3-8.4 (Fig. 12, Fig. 14): FIO 4 KiB random writes, one thread, file of 70% of a 970 Pro",
@@ -413,6 +470,96 @@ pub const EXPERIMENTS: [Experiment; 8] = [
                  are given over the page map of the file (4 B per 4 KiB). The paper's workload beyond \"a 160GB file\" is not \
                  given: overwritten 4 KiB at a time, the file leaves one-block holes that no region skips; 256 KiB writes leave \
                  holes compaction can drop. The report plots the tree over time (\"Interval Mapping memory\")",
+    },
+    Experiment {
+        name: "d2fs-macro",
+        title: "D2FS §8.3-8.4 (Fig. 13, Fig. 15): TPC-C, YCSB-A, YCSB-F and Fileserver on the four designs, the databases on the InnoDB I/O model",
+        workload: "d2fs-tpcc",
+        designs: &[],
+        variants: &[
+            Variant { label: "tpcc-f2fs", design: "f2fs", workload: Some("d2fs-tpcc"), set: &[] },
+            Variant { label: "tpcc-zf2fs", design: "zf2fs", workload: Some("d2fs-tpcc"), set: &[] },
+            Variant { label: "tpcc-iplfs", design: "iplfs", workload: Some("d2fs-tpcc"), set: &[] },
+            Variant { label: "tpcc-d2fs", design: "d2fs", workload: Some("d2fs-tpcc"), set: &[] },
+            Variant { label: "ycsb-a-f2fs", design: "f2fs", workload: Some("d2fs-ycsb-a"), set: &[] },
+            Variant { label: "ycsb-a-zf2fs", design: "zf2fs", workload: Some("d2fs-ycsb-a"), set: &[] },
+            Variant { label: "ycsb-a-iplfs", design: "iplfs", workload: Some("d2fs-ycsb-a"), set: &[] },
+            Variant { label: "ycsb-a-d2fs", design: "d2fs", workload: Some("d2fs-ycsb-a"), set: &[] },
+            Variant { label: "ycsb-f-f2fs", design: "f2fs", workload: Some("d2fs-ycsb-f"), set: &[] },
+            Variant { label: "ycsb-f-zf2fs", design: "zf2fs", workload: Some("d2fs-ycsb-f"), set: &[] },
+            Variant { label: "ycsb-f-iplfs", design: "iplfs", workload: Some("d2fs-ycsb-f"), set: &[] },
+            Variant { label: "ycsb-f-d2fs", design: "d2fs", workload: Some("d2fs-ycsb-f"), set: &[] },
+            Variant { label: "fileserver-f2fs", design: "f2fs", workload: Some("d2fs-fileserver"), set: &[] },
+            Variant { label: "fileserver-zf2fs", design: "zf2fs", workload: Some("d2fs-fileserver"), set: &[] },
+            Variant { label: "fileserver-iplfs", design: "iplfs", workload: Some("d2fs-fileserver"), set: &[] },
+            Variant { label: "fileserver-d2fs", design: "d2fs", workload: Some("d2fs-fileserver"), set: &[] },
+        ],
+        paper: &[
+            PaperValue { design: "tpcc-d2fs", metric: Metric::OpsRelativeTo("tpcc-zf2fs"), paper: 1.4, source: "§8.3: D2FS outperforms zoned F2FS by up to 1.4x in TPC-C" },
+            PaperValue { design: "ycsb-f-d2fs", metric: Metric::OpsRelativeTo("ycsb-f-iplfs"), paper: 1.5, source: "abstract: D2FS outperforms IPLFS by 1.5x (YCSB-F)" },
+            PaperValue { design: "tpcc-f2fs", metric: Metric::Tpmc, paper: 5164.0, source: "artifact TPC-C/f2fs_data result.txt: 154,914 New-Orders in 1800 s" },
+            PaperValue { design: "tpcc-zf2fs", metric: Metric::Tpmc, paper: 8459.0, source: "artifact TPC-C/zns_data result.txt: 253,775 New-Orders in 1800 s" },
+            PaperValue { design: "tpcc-iplfs", metric: Metric::Tpmc, paper: 9549.0, source: "artifact TPC-C/iplfs_data result.txt: 286,460 New-Orders in 1800 s" },
+            PaperValue { design: "tpcc-d2fs", metric: Metric::Tpmc, paper: 11885.0, source: "artifact TPC-C/d2fs_data result.txt (20241226_2317): 356,549 New-Orders in 1800 s" },
+            PaperValue { design: "ycsb-a-f2fs", metric: Metric::OpsPerSec, paper: 2965.0, source: "artifact YCSB-A/f2fs_data result.txt: [OVERALL] Throughput" },
+            PaperValue { design: "ycsb-a-zf2fs", metric: Metric::OpsPerSec, paper: 6302.0, source: "artifact YCSB-A/zns_data result.txt" },
+            PaperValue { design: "ycsb-a-iplfs", metric: Metric::OpsPerSec, paper: 5516.0, source: "artifact YCSB-A/iplfs_data result.txt" },
+            PaperValue { design: "ycsb-a-d2fs", metric: Metric::OpsPerSec, paper: 8082.0, source: "artifact YCSB-A/d2fs_data result.txt (20241227_0002)" },
+            PaperValue { design: "ycsb-f-f2fs", metric: Metric::OpsPerSec, paper: 2971.0, source: "artifact YCSB-F/f2fs_data result.txt" },
+            PaperValue { design: "ycsb-f-zf2fs", metric: Metric::OpsPerSec, paper: 6127.0, source: "artifact YCSB-F/zns_data result.txt" },
+            PaperValue { design: "ycsb-f-iplfs", metric: Metric::OpsPerSec, paper: 5139.0, source: "artifact YCSB-F/iplfs_data result.txt" },
+            PaperValue { design: "ycsb-f-d2fs", metric: Metric::OpsPerSec, paper: 7686.0, source: "artifact YCSB-F/d2fs_data result.txt (20241227_0034)" },
+            PaperValue { design: "fileserver-f2fs", metric: Metric::OpsPerSec, paper: 2065.0, source: "artifact Fileserver/f2fs_data result.txt: IO Summary" },
+            PaperValue { design: "fileserver-zf2fs", metric: Metric::OpsPerSec, paper: 2067.0, source: "artifact Fileserver/zns_data result.txt" },
+            PaperValue { design: "fileserver-iplfs", metric: Metric::OpsPerSec, paper: 2632.0, source: "artifact Fileserver/iplfs_data result.txt" },
+            PaperValue { design: "fileserver-d2fs", metric: Metric::OpsPerSec, paper: 2854.0, source: "artifact Fileserver/d2fs_data result.txt (20241227_0108)" },
+            PaperValue { design: "tpcc-f2fs", metric: Metric::OpLatencyMs("payment", 0), paper: 29.5, source: "Fig. 15 (artifact result.txt: Payment avg_rt)" },
+            PaperValue { design: "tpcc-zf2fs", metric: Metric::OpLatencyMs("payment", 0), paper: 17.8, source: "Fig. 15 (artifact)" },
+            PaperValue { design: "tpcc-iplfs", metric: Metric::OpLatencyMs("payment", 0), paper: 13.4, source: "Fig. 15 (artifact)" },
+            PaperValue { design: "tpcc-d2fs", metric: Metric::OpLatencyMs("payment", 0), paper: 10.5, source: "Fig. 15 (artifact)" },
+            PaperValue { design: "ycsb-a-f2fs", metric: Metric::OpLatencyMs("update", 0), paper: 5.69, source: "Fig. 15 (artifact: [UPDATE] AverageLatency)" },
+            PaperValue { design: "ycsb-a-zf2fs", metric: Metric::OpLatencyMs("update", 0), paper: 2.61, source: "Fig. 15 (artifact)" },
+            PaperValue { design: "ycsb-a-iplfs", metric: Metric::OpLatencyMs("update", 0), paper: 2.95, source: "Fig. 15 (artifact)" },
+            PaperValue { design: "ycsb-a-d2fs", metric: Metric::OpLatencyMs("update", 0), paper: 1.94, source: "Fig. 15 (artifact)" },
+            PaperValue { design: "ycsb-a-f2fs", metric: Metric::OpLatencyMs("update", 9995), paper: 816.6, source: "Fig. 15 (artifact: [UPDATE] 99.95PercentileLatency)" },
+            PaperValue { design: "ycsb-a-zf2fs", metric: Metric::OpLatencyMs("update", 9995), paper: 288.3, source: "Fig. 15 (artifact)" },
+            PaperValue { design: "ycsb-a-iplfs", metric: Metric::OpLatencyMs("update", 9995), paper: 571.9, source: "Fig. 15 (artifact)" },
+            PaperValue { design: "ycsb-a-d2fs", metric: Metric::OpLatencyMs("update", 9995), paper: 110.8, source: "Fig. 15 (artifact)" },
+            PaperValue { design: "fileserver-f2fs", metric: Metric::OpLatencyMs("wrtfile1", 0), paper: 41.9, source: "Fig. 15 (artifact: wrtfile1 ms/op)" },
+            PaperValue { design: "fileserver-zf2fs", metric: Metric::OpLatencyMs("wrtfile1", 0), paper: 66.7, source: "Fig. 15 (artifact)" },
+            PaperValue { design: "fileserver-iplfs", metric: Metric::OpLatencyMs("wrtfile1", 0), paper: 5.14, source: "Fig. 15 (artifact)" },
+            PaperValue { design: "fileserver-d2fs", metric: Metric::OpLatencyMs("wrtfile1", 0), paper: 5.12, source: "Fig. 15 (artifact)" },
+        ],
+        charts: &[
+            Chart { title: "Throughput (Fig. 13)", y_label: "ops/s", metrics: &[Metric::OpsPerSec] },
+        ],
+        caveat: "the paper's figures are garbled in our copy of the text: the values beside ours are the artifact's own result \
+                 files (ESOS-Lab/D2FS, experiment_script/*/<design>_data/*/result.txt), the measurements behind Figs. 13 and 15. \
+                 TPC-C and YCSB run on lfslab's InnoDB I/O model, not MySQL: absolute rates depend on MySQL's CPU paths and \
+                 settings the artifact does not record (my.cnf is not in it; buffer pool taken as MySQL's 128 MiB default), so read \
+                 the ratios between designs first. The default scale runs 1/16 of the paper's volumes and run lengths \
+                 (--scale 16 for paper size)",
+    },
+    Experiment {
+        name: "iplfs-ycsb",
+        title: "IPLFS (abstract): MySQL YCSB-A on F2FS and IPLFS, on the InnoDB I/O model",
+        workload: "d2fs-ycsb-a",
+        designs: &[],
+        variants: &[
+            Variant { label: "f2fs", design: "f2fs", workload: None, set: &["database.workload=a"] },
+            Variant { label: "iplfs", design: "iplfs", workload: None, set: &["database.workload=a"] },
+        ],
+        paper: &[
+            PaperValue { design: "iplfs", metric: Metric::OpsRelativeTo("f2fs"), paper: 3.73, source: "iplfs.txt: IPLFS outperforms F2FS by up to 3.73 times (MySQL YCSB A)" },
+            PaperValue { design: "iplfs", metric: Metric::OpLatencyRelativeTo("read", 0, "f2fs"), paper: 0.5, source: "iplfs.txt: the average read latency of IPLFS is 1/2 of F2FS's" },
+            PaperValue { design: "iplfs", metric: Metric::OpLatencyRelativeTo("update", 0, "f2fs"), paper: 1.0 / 3.0, source: "iplfs.txt: the average update latency of IPLFS is 1/3 of F2FS's" },
+            PaperValue { design: "iplfs", metric: Metric::OpLatencyRelativeTo("update", 9500, "f2fs"), paper: 1.0 / 5.2, source: "iplfs.txt: update tail latency at 95% 5.2x lower" },
+            PaperValue { design: "iplfs", metric: Metric::OpLatencyRelativeTo("update", 9900, "f2fs"), paper: 1.0 / 5.0, source: "iplfs.txt: update tail latency at 99% 5x lower" },
+        ],
+        charts: &[Chart { title: "YCSB-A throughput", y_label: "ops/s", metrics: &[Metric::OpsPerSec] }],
+        caveat: "iplfs.txt (the abstract and introduction we have) gives no YCSB setup: this runs D2FS's YCSB setup (1/16 of 16 M \
+                 records of 8 KiB, 15 threads, a cold file) with YCSB's own workload A (50% read, 50% update), on the InnoDB I/O \
+                 model rather than MySQL, and IPLFS on lfslab's Interval Mapping FTL rather than the paper's OpenSSD",
     },
 ];
 

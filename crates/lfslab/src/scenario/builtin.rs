@@ -1,7 +1,7 @@
 //! Built-in scenarios, shipped as TOML in the repository's `scenarios/`
 //! folder and embedded here so `lfslab run` works without files.
 
-pub const BUILTIN_NAMES: [&str; 11] = [
+pub const BUILTIN_NAMES: [&str; 14] = [
     "default",
     "bench",
     "femu-hotcold",
@@ -12,6 +12,9 @@ pub const BUILTIN_NAMES: [&str; 11] = [
     "f2fs-fio",
     "fio-randwrite",
     "d2fs-fileserver",
+    "d2fs-ycsb-a",
+    "d2fs-ycsb-f",
+    "d2fs-tpcc",
     "iplfs-compaction",
 ];
 
@@ -28,6 +31,9 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "f2fs-fio" => Some(include_str!("../../../../scenarios/f2fs-fio.toml")),
         "fio-randwrite" => Some(include_str!("../../../../scenarios/fio-randwrite.toml")),
         "d2fs-fileserver" => Some(include_str!("../../../../scenarios/d2fs-fileserver.toml")),
+        "d2fs-ycsb-a" => Some(include_str!("../../../../scenarios/d2fs-ycsb-a.toml")),
+        "d2fs-ycsb-f" => Some(include_str!("../../../../scenarios/d2fs-ycsb-f.toml")),
+        "d2fs-tpcc" => Some(include_str!("../../../../scenarios/d2fs-tpcc.toml")),
         "iplfs-compaction" => Some(include_str!("../../../../scenarios/iplfs-compaction.toml")),
         _ => None,
     }
