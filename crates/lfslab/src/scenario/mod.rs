@@ -429,6 +429,9 @@ impl Scenario {
                 // the device sees) are the volume's.
                 let vs = r.volume_scale.unwrap_or(1.0).min(1.0);
                 spec.engine.lru_flush_interval = SimDuration::from_secs_f64(vs);
+                // Likewise the list length below which InnoDB keeps no old
+                // sublist: at the volume's size the pool is far above it.
+                spec.engine.old_min_len = ((crate::workload::database::buffer_pool::OLD_MIN_LEN as f64 * vs).round() as u32).max(2);
                 let db_blocks = spec.footprint_bytes() / SLOT_BYTES;
                 let cold = spec.cold_file_bytes.div_ceil(SLOT_BYTES);
                 check_files_fit(db_blocks + cold, 16, f.user_blocks).map_err(|(need, offer)| {

@@ -80,6 +80,8 @@ pub struct InnoDbConfig {
     /// How often the LRU flush runs: a second, or a scaled run's share of
     /// one (its scan depth is scaled with the pool).
     pub lru_flush_interval: SimDuration,
+    /// `BUF_LRU_OLD_MIN_LEN`, scaled with the pool in a scaled run.
+    pub old_min_len: u32,
 }
 
 /// One file the engine owns.
@@ -173,7 +175,7 @@ pub fn page(file: usize, page: u64) -> u64 {
 
 impl Engine {
     pub fn new(cfg: InnoDbConfig, files: Vec<DbFile>, job: JobResult, series: ThroughputSeries, tag: u64) -> Self {
-        let pool = BufferPool::new(cfg.buffer_pool_pages, cfg.old_blocks_pct, cfg.old_blocks_time);
+        let pool = BufferPool::new(cfg.buffer_pool_pages, cfg.old_blocks_pct, cfg.old_blocks_time, cfg.old_min_len);
         Engine {
             cfg,
             files,
@@ -423,12 +425,11 @@ impl Engine {
         if self.pool.free_len() > 0 {
             return Ok(t);
         }
-        let tail = self.pool.lru_tail(FREE_SCAN);
-        if let Some(&f) = tail.iter().find(|&&f| !self.pool.is_dirty(f)) {
+        if let Some(f) = self.pool.clean_near_tail(FREE_SCAN) {
             self.pool.evict(f);
             return Ok(t);
         }
-        let f = tail[0];
+        let f = self.pool.tail().expect("a full pool has an LRU list");
         self.stats.single_page_flushes += 1;
         let done = self.write_pages(fs, t, &[f], true)?;
         self.pool.evict(f);

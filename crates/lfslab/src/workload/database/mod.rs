@@ -247,6 +247,7 @@ impl DatabaseVars {
             doublewrite: self.doublewrite.unwrap_or(true),
             flush_log_at_trx_commit: in_range("flush_log_at_trx_commit", self.flush_log_at_trx_commit.unwrap_or(1), 0, 2)?,
             lru_flush_interval: SimDuration::from_secs(1),
+            old_min_len: buffer_pool::OLD_MIN_LEN,
         };
         let threads = in_range("threads", self.threads.unwrap_or(1), 1, 10_000)?;
         let cold_file_bytes = size("cold_file", &self.cold_file, 0)?;
