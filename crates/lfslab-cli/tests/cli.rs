@@ -224,3 +224,44 @@ fn fio_job_files_and_iologs_run_as_given() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("\"b\"") && err.contains("block device"), "{err}");
 }
+
+/// The keys fio 3.33 writes for a job's read/write/trim section and its
+/// sync section (Debian's fio 3.33-3, `--output-format=json`), less the
+/// bandwidth/IOPS sampling statistics (bw_min ... iops_samples), which
+/// need fio's periodic samples.
+const FIO_DIR_KEYS: [&str; 12] =
+    ["io_bytes", "io_kbytes", "bw_bytes", "bw", "iops", "runtime", "total_ios", "short_ios", "drop_ios", "slat_ns", "clat_ns", "lat_ns"];
+
+#[test]
+fn fio_json_has_fios_layout_one_entry_per_clone_unless_group_reporting() {
+    let job = "[global]\nbs=4k\nsize=8m\n[w]\nrw=randwrite\nnumjobs=2\nfsync=4\n";
+    for (name, extra, entries) in [("clones.fio", "", 2), ("grouped.fio", "group_reporting\n", 1)] {
+        let p = scenario_file(name, &format!("{job}{extra}"));
+        let (code, out, err) = lfslab(&["run", p.to_str().unwrap(), "--set", "device.capacity_gib=2", "--json", "-"]);
+        assert_eq!(code, 0, "{err}");
+        let r: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert!(r["fio version"].as_str().unwrap().starts_with("lfslab-"));
+        assert_eq!(r["global options"]["bs"], "4k");
+        let jobs = r["jobs"].as_array().unwrap();
+        assert_eq!(jobs.len(), entries, "{name}");
+        for j in jobs {
+            assert_eq!(j["jobname"], "w");
+            assert_eq!(j["job options"]["rw"], "randwrite");
+            assert_eq!(j["job options"]["numjobs"], "2");
+            for dir in ["read", "write", "trim"] {
+                for k in FIO_DIR_KEYS {
+                    assert!(!j[dir][k].is_null(), "{name}: {dir}.{k} missing");
+                }
+            }
+            let w = &j["write"];
+            assert_eq!(w["io_kbytes"].as_u64().unwrap(), w["io_bytes"].as_u64().unwrap() / 1024);
+            // lat = slat + clat, as fio's.
+            let (slat, clat, lat) = (w["slat_ns"]["mean"].as_f64().unwrap(), w["clat_ns"]["mean"].as_f64().unwrap(), w["lat_ns"]["mean"].as_f64().unwrap());
+            assert!((slat + clat - lat).abs() < 1.0, "{slat} + {clat} != {lat}");
+            assert!(j["sync"]["total_ios"].as_u64().unwrap() > 0);
+            assert!(j["sync"]["lat_ns"]["percentile"]["99.000000"].as_u64().is_some());
+        }
+        let writes: u64 = jobs.iter().map(|j| j["write"]["total_ios"].as_u64().unwrap()).sum();
+        assert_eq!(writes, 2 * 2048, "{name}: both clones write their 8 MiB");
+    }
+}

@@ -7,8 +7,8 @@ use crate::fs::{F2fs, FsStats};
 use crate::ftl::{mapping_checker, FtlStats, Ssd};
 use crate::host::PageCacheStats;
 use crate::metrics::{
-    D2fsReport, DatabaseReport, DeviceReport, DirReport, FlowopReport, FsReport, FtlReport, JobReport, OperationReport, RunReport,
-    SimReport,
+    D2fsReport, DatabaseReport, DeviceReport, DirReport, FlowopReport, FsReport, FtlReport, JobReport, LatencySummary,
+    OperationReport, RunReport, SimReport, SyncReport,
 };
 use crate::nvme::Partition;
 use crate::oracle::DataOracle;
@@ -406,20 +406,39 @@ impl Run {
                 .map(|&(t, b)| ((t.saturating_since(SimTime::ZERO).as_secs_f64() * 1000.0).round() / 1000.0, b))
                 .collect(),
         };
+        let submit_ns = s.host.submit_ns;
         let jobs = outcome
             .jobs
             .iter()
             .map(|j| {
                 let runtime_ns = j.end.saturating_since(start).ns().max(1);
-                let dir = |d: &DirResult| DirReport {
-                    io_bytes: d.bytes,
-                    bw_bytes: (d.bytes as u128 * 1_000_000_000 / runtime_ns as u128) as u64,
-                    iops: ((d.ios as f64 * 1e9 / runtime_ns as f64) * 1000.0).round() / 1000.0,
-                    runtime: runtime_ns / 1_000_000,
-                    total_ios: d.ios,
-                    clat_ns: d.clat.summary(),
+                let iops = |d: &DirResult| ((d.ios as f64 * 1e9 / runtime_ns as f64) * 1000.0).round() / 1000.0;
+                let dir = |d: &DirResult| {
+                    let bw_bytes = (d.bytes as u128 * 1_000_000_000 / runtime_ns as u128) as u64;
+                    let lat = d.clat.summary();
+                    DirReport {
+                        io_bytes: d.bytes,
+                        io_kbytes: d.bytes >> 10,
+                        bw_bytes,
+                        bw: bw_bytes >> 10,
+                        iops: iops(d),
+                        runtime: runtime_ns / 1_000_000,
+                        total_ios: d.ios,
+                        short_ios: 0,
+                        drop_ios: 0,
+                        slat_ns: LatencySummary::constant(submit_ns, d.ios),
+                        clat_ns: lat.less(submit_ns),
+                        lat_ns: lat,
+                    }
                 };
-                JobReport { jobname: j.name.clone(), read: dir(&j.read), write: dir(&j.write), sync: dir(&j.sync) }
+                JobReport {
+                    jobname: j.name.clone(),
+                    job_options: s.job_options.get(j.job).cloned().unwrap_or_default(),
+                    read: dir(&j.read),
+                    write: dir(&j.write),
+                    trim: dir(&j.trim),
+                    sync: SyncReport { total_ios: j.sync.ios, lat_ns: j.sync.clat.summary(), iops: iops(&j.sync) },
+                }
             })
             .collect();
         let ftl = FtlReport {
@@ -522,7 +541,9 @@ impl Run {
             _ => None,
         };
         Ok(RunReport {
+            fio_version: concat!("lfslab-", env!("CARGO_PKG_VERSION")).into(),
             lfslab_version: env!("CARGO_PKG_VERSION").into(),
+            global_options: s.global_options.clone(),
             scenario: s.name.clone(),
             seed: s.seed,
             device,

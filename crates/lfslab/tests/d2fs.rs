@@ -48,7 +48,7 @@ fn d2fs_sustains_throughput_where_f2fs_collapses() {
     assert!(d.ftl.counters.gc_count > 0 && f.ftl.counters.gc_count > 0, "GC never started");
     assert!((d0 - f0).abs() / f0 < 0.05, "before GC both run alike: {d0} vs {f0}");
     assert!(ds > 2.0 * fs, "steady IOPS: D2FS {ds} vs F2FS {fs}");
-    let p9999 = |r: &RunReport| r.jobs[0].write.clat_ns.percentile["99.990000"];
+    let p9999 = |r: &RunReport| r.jobs[0].write.lat_ns.percentile["99.990000"];
     assert!(p9999(&d) < p9999(&f), "p99.99: D2FS {} vs F2FS {}", p9999(&d), p9999(&f));
     let dfs = d.fs.as_ref().unwrap();
     assert!(dfs.total_waf < f.fs.as_ref().unwrap().total_waf);

@@ -258,7 +258,7 @@ pub fn render_html_with(c: &Comparison, plots: &str) -> String {
                     crate::metrics::PERCENTILES
                         .iter()
                         // y in "nines": 1 = p90, 2 = p99, 4 = p99.99 (the max drawn at 5).
-                        .map(|&p| ((d.clat_ns.at(p) as f64 / 1e3).max(0.001), if p >= 100.0 { 5.0 } else { -(1.0 - p / 100.0).log10() }))
+                        .map(|&p| ((d.lat_ns.at(p) as f64 / 1e3).max(0.001), if p >= 100.0 { 5.0 } else { -(1.0 - p / 100.0).log10() }))
                         .collect()
                 })
                 .unwrap_or_default();

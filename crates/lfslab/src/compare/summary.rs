@@ -43,7 +43,7 @@ impl SummaryRow {
             .iter()
             .flat_map(|j| [&j.read, &j.write])
             .max_by_key(|d| d.total_ios)
-            .map(|d| d.clat_ns.clone())
+            .map(|d| d.lat_ns.clone())
             .unwrap_or_default();
         let ts = &rep.timeseries;
         let tail = if ts.len() >= 3 { &ts[ts.len() * 2 / 3..ts.len() - 1] } else { &ts[..] };

@@ -39,6 +39,11 @@ impl LatencyHistogram {
         self.h.len()
     }
 
+    /// Add `other`'s samples (fio's group_reporting).
+    pub fn merge(&mut self, other: &LatencyHistogram) {
+        self.h.add(&other.h).expect("histograms share their bounds");
+    }
+
     pub fn value_at_percentile(&self, p: f64) -> u64 {
         if self.h.is_empty() {
             0
@@ -56,6 +61,7 @@ impl LatencyHistogram {
             min: if self.h.is_empty() { 0 } else { self.h.min() },
             max: if self.h.is_empty() { 0 } else { self.h.max() },
             mean: if self.h.is_empty() { 0.0 } else { (self.h.mean() * 10.0).round() / 10.0 },
+            stddev: if self.h.is_empty() { 0.0 } else { (self.h.stdev() * 10.0).round() / 10.0 },
             n: self.h.len(),
             percentile,
         }
@@ -75,12 +81,13 @@ impl LatencyHistogram {
     }
 }
 
-/// fio's `clat_ns` layout: min, max, mean, N, and percentiles keyed "99.990000".
+/// fio's `clat_ns` layout: min, max, mean, stddev, N, and percentiles keyed "99.990000".
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LatencySummary {
     pub min: u64,
     pub max: u64,
     pub mean: f64,
+    pub stddev: f64,
     #[serde(rename = "N")]
     pub n: u64,
     pub percentile: BTreeMap<String, u64>,
@@ -89,6 +96,34 @@ pub struct LatencySummary {
 impl LatencySummary {
     pub fn at(&self, p: f64) -> u64 {
         self.percentile.get(&format!("{p:.6}")).copied().unwrap_or(0)
+    }
+
+    /// The same samples less a constant (fio's clat is lat less slat).
+    pub fn less(&self, ns: u64) -> LatencySummary {
+        if self.n == 0 {
+            return self.clone();
+        }
+        LatencySummary {
+            min: self.min.saturating_sub(ns),
+            max: self.max.saturating_sub(ns),
+            mean: ((self.mean - ns as f64).max(0.0) * 10.0).round() / 10.0,
+            stddev: self.stddev,
+            n: self.n,
+            percentile: self.percentile.iter().map(|(k, &v)| (k.clone(), v.saturating_sub(ns))).collect(),
+        }
+    }
+
+    /// `n` samples of exactly `ns` (a fixed cost such as the submission's).
+    pub fn constant(ns: u64, n: u64) -> LatencySummary {
+        let v = if n == 0 { 0 } else { ns };
+        LatencySummary {
+            min: v,
+            max: v,
+            mean: v as f64,
+            stddev: 0.0,
+            n,
+            percentile: PERCENTILES.iter().map(|p| (format!("{p:.6}"), v)).collect(),
+        }
     }
 }
 

@@ -12,11 +12,18 @@ use crate::ftl::FtlStats;
 use crate::oracle::OracleStats;
 use crate::workload::PreconditionSummary;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunReport {
+    /// fio's first key, naming what wrote the report ("lfslab-<version>").
+    #[serde(rename = "fio version")]
+    pub fio_version: String,
     pub lfslab_version: String,
+    /// A fio job file's [global] options, as fio reports them.
+    #[serde(rename = "global options", skip_serializing_if = "BTreeMap::is_empty")]
+    pub global_options: BTreeMap<String, String>,
     pub scenario: String,
     pub seed: u64,
     pub device: DeviceReport,
@@ -66,24 +73,48 @@ pub struct DeviceReport {
     pub mapping_memory_series: Vec<(f64, u64)>,
 }
 
+/// One direction of a job, in fio's layout (fio 3.33 --output-format=json).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DirReport {
     pub io_bytes: u64,
+    pub io_kbytes: u64,
     pub bw_bytes: u64,
+    /// KiB/s.
+    pub bw: u64,
     pub iops: f64,
     /// Milliseconds, as fio reports.
     pub runtime: u64,
     pub total_ios: u64,
+    pub short_ios: u64,
+    pub drop_ios: u64,
+    /// Submission: the host's fixed cost per I/O (host.submit_ns).
+    pub slat_ns: LatencySummary,
+    /// Submission to completion (lat less slat).
     pub clat_ns: LatencySummary,
+    /// The whole call, as the application sees it.
+    pub lat_ns: LatencySummary,
+}
+
+/// fio's `sync` section: fsync calls and their latency.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SyncReport {
+    pub total_ios: u64,
+    pub lat_ns: LatencySummary,
+    /// Calls per second of the job's runtime (the text report's; fio has none).
+    #[serde(skip)]
+    pub iops: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JobReport {
     pub jobname: String,
+    /// The job's options as given (a fio job file's lines, a [[job]] table's fields).
+    #[serde(rename = "job options")]
+    pub job_options: BTreeMap<String, String>,
     pub read: DirReport,
     pub write: DirReport,
-    /// fsync calls, as fio's `sync` section (latency in clat_ns).
-    pub sync: DirReport,
+    pub trim: DirReport,
+    pub sync: SyncReport,
 }
 
 /// One flowop of a filebench run (filebench's per-flowop statistics).
@@ -250,18 +281,23 @@ impl RunReport {
             "job", "dir", "IOPS", "MB/s", "mean us", "p50 us", "p99 us", "p99.9 us", "p99.99 us", "max us"
         );
         for j in &self.jobs {
-            for (dir, r) in [("read", &j.read), ("write", &j.write), ("fsync", &j.sync)] {
-                if r.total_ios == 0 {
+            let rows = [
+                ("read", j.read.total_ios, j.read.iops, j.read.bw_bytes, &j.read.lat_ns),
+                ("write", j.write.total_ios, j.write.iops, j.write.bw_bytes, &j.write.lat_ns),
+                ("trim", j.trim.total_ios, j.trim.iops, j.trim.bw_bytes, &j.trim.lat_ns),
+                ("fsync", j.sync.total_ios, j.sync.iops, 0, &j.sync.lat_ns),
+            ];
+            for (dir, ios, iops, bw, c) in rows {
+                if ios == 0 {
                     continue;
                 }
-                let c = &r.clat_ns;
                 let _ = writeln!(
                     s,
                     "{:<16} {:<5} {:>10.0} {:>10.1} {:>9.1} {:>9} {:>9} {:>9} {:>10} {:>10}",
                     j.jobname,
                     dir,
-                    r.iops,
-                    r.bw_bytes as f64 / 1e6,
+                    iops,
+                    bw as f64 / 1e6,
                     c.mean / 1000.0,
                     us(c.at(50.0)),
                     us(c.at(99.0)),

@@ -261,6 +261,10 @@ pub struct JobSection {
     /// fio replay_no_stall: ignore the iolog's timing (default false).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay_no_stall: Option<bool>,
+    /// fio group_reporting: one report entry for all the job's clones
+    /// (default false: one per clone, as fio).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_reporting: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]

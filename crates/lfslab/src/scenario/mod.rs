@@ -15,6 +15,7 @@ use crate::fs::{DiscardPolicy, FsConfig, FsCosts, FsMode, GcStageCosts, IpuPolic
 use crate::ftl::{FtlConfig, SsdConfig};
 use crate::nand::{blocks_for_capacity, Preset, SLOT_BYTES};
 use crate::sim::{Limits, SimDuration};
+use std::collections::BTreeMap;
 use crate::workload::{fio_jobfile, iolog, parse_size, trace, AccessDistribution, HostCosts, JobSpec, Precondition, RwMode};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,6 +44,10 @@ pub struct Scenario {
     /// What the input said that the simulation does not use (fio options
     /// without effect), for the report.
     pub input_notes: Vec<String>,
+    /// Each job's options as given (fio's "job options"), and a fio job
+    /// file's [global] section ("global options").
+    pub job_options: Vec<BTreeMap<String, String>>,
+    pub global_options: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -195,6 +200,8 @@ impl Scenario {
     pub fn from_file_in(f: ScenarioFile, base: &Path) -> Result<Scenario, ScenarioError> {
         let mut r = f.clone();
         let mut input_notes = Vec::new();
+        let mut job_options: Vec<BTreeMap<String, String>> = f.jobs.iter().map(options_as_given).collect();
+        let mut global_options = BTreeMap::new();
         if let Some(path) = r.fio_job_file.take() {
             let full = base.join(&path);
             let text = read_input(&full, JOB_FILE_LIMIT)
@@ -203,6 +210,8 @@ impl Scenario {
                 .map_err(|e| ScenarioError::invalid("fio_job_file", format!("{path:?}"), e))?;
             r.jobs.extend(parsed.jobs);
             input_notes.extend(parsed.ignored.into_iter().map(|n| format!("{path}: {n}")));
+            job_options.extend(parsed.job_options);
+            global_options = parsed.global_options;
         }
         // ---- device
         let d = &mut r.device;
@@ -580,6 +589,8 @@ impl Scenario {
             filebench,
             database,
             input_notes,
+            job_options,
+            global_options,
         })
     }
 }
@@ -1123,6 +1134,19 @@ fn load_iolog(field: &str, path: &str, base: &Path) -> Result<iolog::Iolog, Scen
     parsed.map_err(|e| ScenarioError::invalid(field, format!("{path:?}"), e))
 }
 
+/// A [[job]] table's fields as given, as strings (the report's "job options").
+fn options_as_given(j: &JobSection) -> BTreeMap<String, String> {
+    let table = toml::Value::try_from(j).expect("a job section serialises");
+    table
+        .as_table()
+        .map(|t| {
+            t.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn resolve_job(
     i: usize,
     j: &mut JobSection,
@@ -1344,8 +1368,10 @@ fn resolve_job(
         }
     }
     let direct = j.direct.unwrap_or(1) == 1;
+    let group_reporting = *j.group_reporting.get_or_insert(false);
     Ok(JobSpec {
         direct,
+        group_reporting,
         filename,
         time_based,
         group: 0,

@@ -41,14 +41,29 @@ impl Default for HostCosts {
 pub struct DirResult {
     pub ios: u64,
     pub bytes: u64,
+    /// From the call until the thread has its completion (fio's lat: the
+    /// submission cost, then the rest).
     pub clat: LatencyHistogram,
 }
 
+impl DirResult {
+    fn merge(&mut self, o: &DirResult) {
+        self.ios += o.ios;
+        self.bytes += o.bytes;
+        self.clat.merge(&o.clat);
+    }
+}
+
+/// One thread's (fio: one clone's) results, or a job's when its clones
+/// are reported together (`group_reporting`).
 #[derive(Clone, Debug)]
 pub struct JobResult {
     pub name: String,
+    /// Index of its job in the scenario's jobs.
+    pub job: usize,
     pub read: DirResult,
     pub write: DirResult,
+    pub trim: DirResult,
     /// fsync calls.
     pub sync: DirResult,
     pub start: SimTime,
@@ -59,13 +74,36 @@ impl JobResult {
     pub fn new(name: &str, start: SimTime) -> Self {
         JobResult {
             name: name.to_string(),
+            job: 0,
             read: DirResult::default(),
             write: DirResult::default(),
+            trim: DirResult::default(),
             sync: DirResult::default(),
             start,
             end: start,
         }
     }
+
+    fn merge(&mut self, o: &JobResult) {
+        self.read.merge(&o.read);
+        self.write.merge(&o.write);
+        self.trim.merge(&o.trim);
+        self.sync.merge(&o.sync);
+        self.start = self.start.min(o.start);
+        self.end = self.end.max(o.end);
+    }
+}
+
+/// Fold each `group_reporting` job's clones into one result, in order.
+fn group(results: Vec<JobResult>, jobs: &[JobSpec]) -> Vec<JobResult> {
+    let mut out: Vec<JobResult> = Vec::with_capacity(results.len());
+    for r in results {
+        match out.last_mut() {
+            Some(last) if last.job == r.job && jobs[r.job].group_reporting => last.merge(&r),
+            _ => out.push(r),
+        }
+    }
+    out
 }
 
 pub struct RunOutcome {
@@ -267,10 +305,13 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
     let start = cfg.start;
     let mut sched: Scheduler<Event> = Scheduler::with_start(cfg.limits, start);
     let mut series = ThroughputSeries::new(start, cfg.series_interval);
-    let mut results: Vec<JobResult> = jobs.iter().map(|j| JobResult::new(&j.name, start)).collect();
+    // One result per clone, as fio reports them (merged per job at the end
+    // for group_reporting).
+    let mut results: Vec<JobResult> = Vec::new();
     let mut clones = Vec::new();
     for (ji, job) in jobs.iter().enumerate() {
         for c in 0..job.numjobs {
+            results.push(JobResult { job: ji, ..JobResult::new(&job.name, start) });
             let crng = rng.fork_indexed(&format!("job{ji}"), c as u64);
             let source = match job.iolog {
                 Some(_) => Source::Replay { next: 0 },
@@ -351,11 +392,12 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
                 let begin = t.max(cl.cpu_free);
                 cl.cpu_free = begin + SimDuration(cfg.costs.complete_ns);
                 last_io = t;
-                let r = &mut results[cl.job];
+                let r = &mut results[clone as usize];
                 let bytes = blocks as u64 * SLOT_BYTES;
                 let dir = match kind {
                     OpKind::Read => &mut r.read,
-                    OpKind::Write | OpKind::Trim => &mut r.write,
+                    OpKind::Write => &mut r.write,
+                    OpKind::Trim => &mut r.trim,
                     OpKind::Sync | OpKind::Datasync => &mut r.sync,
                 };
                 dir.ios += 1;
@@ -379,7 +421,7 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
     }
     // The run ends with the last job, not with the daemon's last tick.
     let end = results.iter().map(|r| r.end).max().unwrap_or(start);
-    Ok(RunOutcome { jobs: results, end, events: sched.events_popped_count(), series })
+    Ok(RunOutcome { jobs: group(results, jobs), end, events: sched.events_popped_count(), series })
 }
 
 /// A stonewall group ends when all its clones have finished; start the next
@@ -413,11 +455,11 @@ fn advance_groups<T: IoTarget>(
 }
 
 fn start_group(group: u32, at: SimTime, jobs: &[JobSpec], clones: &mut [Clone], results: &mut [JobResult]) {
-    for c in clones.iter_mut().filter(|c| jobs[c.job].group == group) {
+    for (ci, c) in clones.iter_mut().enumerate().filter(|(_, c)| jobs[c.job].group == group) {
         c.started = Some(at);
         c.cpu_free = at;
-        results[c.job].start = at;
-        results[c.job].end = at;
+        results[ci].start = at;
+        results[ci].end = at;
     }
 }
 

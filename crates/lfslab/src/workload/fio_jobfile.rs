@@ -15,12 +15,12 @@
 //! ignored; anything else is an error naming the line and the option.
 
 use crate::scenario::{DurationValue, JobSection, SizeValue};
+use std::collections::BTreeMap;
 
 /// Options accepted but without effect on the simulation.
-const IGNORED: [&str; 13] = [
+const IGNORED: [&str; 12] = [
     "ioengine",
     "directory",
-    "group_reporting",
     "thread",
     "name",
     "description",
@@ -41,6 +41,10 @@ pub struct JobFile {
     /// The jobs name a block device (`filename=/dev/...`): they run on the
     /// raw device, not on files.
     pub on_device: bool,
+    /// The options as written, for the report (fio's "global options" and
+    /// each job's "job options").
+    pub global_options: BTreeMap<String, String>,
+    pub job_options: Vec<BTreeMap<String, String>>,
 }
 
 fn err(line: usize, msg: impl std::fmt::Display) -> String {
@@ -54,6 +58,7 @@ fn apply(job: &mut JobSection, key: &str, value: Option<&str>, line: usize, igno
     match key {
         "rw" | "readwrite" => job.rw = Some(need()?.to_string()),
         "rwmixread" => job.rwmixread = Some(int(need()?)?),
+        "group_reporting" => job.group_reporting = Some(value.is_none_or(|v| v.trim() != "0")),
         "rwmixwrite" => {
             let w = int(need()?)?;
             if w > 100 {
@@ -96,6 +101,8 @@ pub fn parse(text: &str) -> Result<JobFile, String> {
     let mut current: Option<JobSection> = None;
     let mut ignored = Vec::new();
     let mut in_global = false;
+    let mut global_options = BTreeMap::new();
+    let mut job_options: Vec<BTreeMap<String, String>> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let l = raw.split([';', '#']).next().unwrap_or("").trim();
@@ -119,6 +126,7 @@ pub fn parse(text: &str) -> Result<JobFile, String> {
                 let mut j = global.clone();
                 j.name = Some(name.to_string());
                 current = Some(j);
+                job_options.push(BTreeMap::from([("name".to_string(), name.to_string())]));
             }
             continue;
         }
@@ -132,6 +140,11 @@ pub fn parse(text: &str) -> Result<JobFile, String> {
             current.as_mut().ok_or_else(|| err(line, format!("option {key:?} before any [section]")))?
         };
         apply(target, key, value, line, &mut ignored)?;
+        let shown = (key.to_string(), value.unwrap_or("").to_string());
+        match job_options.last_mut().filter(|_| !in_global) {
+            Some(o) => o.insert(shown.0, shown.1),
+            None => global_options.insert(shown.0, shown.1),
+        };
     }
     if let Some(j) = current.take() {
         jobs.push(j);
@@ -156,7 +169,7 @@ pub fn parse(text: &str) -> Result<JobFile, String> {
             j.filename = None;
         }
     }
-    Ok(JobFile { jobs, ignored, on_device })
+    Ok(JobFile { jobs, ignored, on_device, global_options, job_options })
 }
 
 #[cfg(test)]

@@ -82,6 +82,8 @@ pub struct JobSpec {
     pub filename: Option<String>,
     /// fio direct: O_DIRECT (true) or buffered through the page cache.
     pub direct: bool,
+    /// fio group_reporting: the clones are reported as one.
+    pub group_reporting: bool,
 }
 
 impl JobSpec {
