@@ -27,7 +27,8 @@
 //! - **Page cleaner**, once a second (`buf_flush_page_cleaner_coordinator`):
 //!   the LRU flush over `innodb_lru_scan_depth` tail pages (clean ones freed,
 //!   dirty ones written and freed) until that many frames are free (in a
-//!   scaled run, with the depth scaled, as much more often); then the
+//!   scaled run, with the depth scaled, as much more often; and at once
+//!   when a thread found no free frame, which wakes the cleaner); then the
 //!   flush-list flush of `page_cleaner_flush_pages_recommendation` oldest
 //!   pages (adaptive flushing from the dirty-page ratio, the redo fill and
 //!   the LSN rate); then a checkpoint (the log header block, fsynced).
@@ -156,6 +157,8 @@ pub struct Engine {
     last_pages: u64,
     /// Pages the LRU flush wrote since the last cleaner round.
     lru_pages: u64,
+    /// When a thread found no free frame and woke the page cleaner.
+    wake_cleaner: Option<SimTime>,
 }
 
 fn page_key(file: usize, page: u64) -> u64 {
@@ -197,6 +200,7 @@ impl Engine {
             lsn_avg_rate: 0.0,
             last_pages: 0,
             lru_pages: 0,
+            wake_cleaner: None,
         }
     }
 
@@ -429,6 +433,10 @@ impl Engine {
             self.pool.evict(f);
             return Ok(t);
         }
+        // os_event_set(buf_flush_event): the page cleaner runs an LRU batch
+        // now instead of at its next second; this thread still writes one
+        // page itself (buf_flush_single_page_from_LRU).
+        self.wake_cleaner.get_or_insert(t);
         let f = self.pool.tail().expect("a full pool has an LRU list");
         self.stats.single_page_flushes += 1;
         let done = self.write_pages(fs, t, &[f], true)?;
@@ -546,6 +554,11 @@ impl Engine {
         let pct_io = self.cfg.io_capacity as f64 * pct / 100.0;
         let n = ((pct_io + self.avg_page_rate + for_lsn as f64) / 3.0) as u64;
         n.min(self.cfg.io_capacity_max)
+    }
+
+    /// When a thread first woke the page cleaner since the last call.
+    pub fn take_cleaner_wake(&mut self) -> Option<SimTime> {
+        std::mem::take(&mut self.wake_cleaner)
     }
 
     /// The page cleaner's LRU flush (`buf_flush_LRU_list`): free clean

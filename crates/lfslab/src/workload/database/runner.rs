@@ -56,8 +56,12 @@ pub fn populate<V: Vfs>(
     let mut t = start;
     let mut tag = mix64(rng.fork("database-load").next_u64());
     let bench = match &spec.bench {
-        Bench::Ycsb(y) => BenchState::Ycsb(Box::new(Ycsb::new(y.clone(), FIRST_LOG + spec.engine.log_files as usize, spec.threads))),
-        Bench::Tpcc(c) => BenchState::Tpcc(Box::new(Tpcc::new(c.clone(), FIRST_LOG + spec.engine.log_files as usize, rng))),
+        Bench::Ycsb(y) => {
+            BenchState::Ycsb(Box::new(Ycsb::new(y.clone(), FIRST_LOG + spec.engine.log_files as usize, spec.threads)))
+        }
+        Bench::Tpcc(c) => {
+            BenchState::Tpcc(Box::new(Tpcc::new(c.clone(), FIRST_LOG + spec.engine.log_files as usize, rng)))
+        }
     };
     let log_pages = spec.engine.log_file_bytes / innodb::PAGE_BYTES;
     let mut plan: Vec<(String, u64)> = vec![("ibdata1".into(), IBDATA_PAGES)];
@@ -110,6 +114,8 @@ enum Event {
     Commit(u32),
     Cleaner,
     LruFlush,
+    /// A thread woke the page cleaner for an LRU batch.
+    LruWake,
     Daemon,
 }
 
@@ -140,9 +146,16 @@ pub fn run<V: Vfs>(
         Bench::Tpcc(_) => 0,
     };
     let series = ThroughputSeries::new(start, cfg.series_interval);
-    let mut eng = Engine::new(spec.engine.clone(), db.files.clone(), JobResult::new(&spec.name(), start), series, mix64(rng.fork("pages").next_u64()));
+    let mut eng = Engine::new(
+        spec.engine.clone(),
+        db.files.clone(),
+        JobResult::new(&spec.name(), start),
+        series,
+        mix64(rng.fork("pages").next_u64()),
+    );
     let wl = db.bench.workload();
-    let mut ops: Vec<OpResult> = wl.op_names().into_iter().map(|name| OpResult { name, ops: 0, lat: LatencyHistogram::new() }).collect();
+    let mut ops: Vec<OpResult> =
+        wl.op_names().into_iter().map(|name| OpResult { name, ops: 0, lat: LatencyHistogram::new() }).collect();
     let mut clients: Vec<Client> = (0..spec.threads)
         .map(|i| Client { rng: rng.fork_indexed("db-client", i as u64), txn: Txn::default(), waiting: None })
         .collect();
@@ -157,6 +170,8 @@ pub fn run<V: Vfs>(
         sched.schedule(start + d, Event::Daemon);
     }
     let mut running = spec.threads;
+    // The LRU flusher is one thread: busy until this, a wake-up pending.
+    let (mut lru_busy, mut lru_woken) = (start, false);
     let (mut done_ops, mut events, mut end) = (0u64, 0u64, start);
     let fse = DriverError::Target;
     while let Some((t, ev)) = sched.pop()? {
@@ -168,87 +183,103 @@ pub fn run<V: Vfs>(
             };
             p(&ProgressTick { phase: Phase::Measure, done, total, ios: eng.job.read.ios + eng.job.write.ios });
         }
-        let i = match ev {
-            Event::Cleaner | Event::LruFlush | Event::Daemon if running == 0 => continue,
-            Event::LruFlush => {
-                let done = eng.lru_flush(fs, t).map_err(fse)?;
-                sched.schedule(done.max(t + lru_interval), Event::LruFlush);
-                continue;
-            }
-            Event::Cleaner => {
-                let done = eng.page_cleaner(fs, t).map_err(fse)?;
-                sched.schedule(done.max(t + CLEANER_INTERVAL), Event::Cleaner);
-                continue;
-            }
-            Event::Daemon => {
-                fs.background(t).map_err(fse)?;
-                sched.schedule(t + cfg.daemon_interval.expect("daemon scheduled"), Event::Daemon);
-                continue;
-            }
-            Event::Commit(i) => {
-                let c = &mut clients[i as usize];
-                let (began, lsn) = c.waiting.take().expect("a waiting commit");
-                match eng.commit(fs, t, lsn).map_err(fse)? {
-                    Commit::Wait(w) => {
-                        c.waiting = Some((began, lsn));
-                        sched.schedule(w, Event::Commit(i));
+        'ev: {
+            let i = match ev {
+                Event::Cleaner | Event::LruFlush | Event::LruWake | Event::Daemon if running == 0 => break 'ev,
+                Event::LruFlush | Event::LruWake => {
+                    if matches!(ev, Event::LruWake) {
+                        lru_woken = false;
                     }
-                    Commit::Done(d) => {
-                        finish(&mut ops[c.txn.op], &mut eng, began, d, &mut done_ops, &mut end);
-                        sched.schedule(d, Event::Thread(i));
+                    let done = eng.lru_flush(fs, t.max(lru_busy)).map_err(fse)?;
+                    lru_busy = done;
+                    if matches!(ev, Event::LruFlush) {
+                        sched.schedule(done.max(t + lru_interval), Event::LruFlush);
                     }
+                    break 'ev;
                 }
-                continue;
-            }
-            Event::Thread(i) => i,
-        };
-        let c = &mut clients[i as usize];
-        if end_at.is_some_and(|e| t >= e) || !wl.next_txn(i as usize, &mut c.rng, &mut c.txn) {
-            running -= 1;
-            continue;
-        }
-        let mut now = t + SimDuration(spec.statement_cpu.ns() * c.txn.statements as u64);
-        let mut last_lsn = None;
-        for &step in &c.txn.steps {
-            let (f, redo) = match step {
-                Step::Read(k) => {
-                    now = eng.access(fs, now, k).map_err(fse)?.1;
-                    continue;
+                Event::Cleaner => {
+                    let done = eng.page_cleaner(fs, t).map_err(fse)?;
+                    sched.schedule(done.max(t + CLEANER_INTERVAL), Event::Cleaner);
+                    break 'ev;
                 }
-                Step::Write(k, r) => {
-                    let (f, d) = eng.access(fs, now, k).map_err(fse)?;
-                    now = d;
-                    (f, r)
+                Event::Daemon => {
+                    fs.background(t).map_err(fse)?;
+                    sched.schedule(t + cfg.daemon_interval.expect("daemon scheduled"), Event::Daemon);
+                    break 'ev;
                 }
-                Step::Create(k, r) => {
-                    let (f, d) = eng.create(fs, now, k).map_err(fse)?;
-                    now = d;
-                    (f, r)
+                Event::Commit(i) => {
+                    let c = &mut clients[i as usize];
+                    let (began, lsn) = c.waiting.take().expect("a waiting commit");
+                    match eng.commit(fs, t, lsn).map_err(fse)? {
+                        Commit::Wait(w) => {
+                            c.waiting = Some((began, lsn));
+                            sched.schedule(w, Event::Commit(i));
+                        }
+                        Commit::Done(d) => {
+                            finish(&mut ops[c.txn.op], &mut eng, began, d, &mut done_ops, &mut end);
+                            sched.schedule(d, Event::Thread(i));
+                        }
+                    }
+                    break 'ev;
                 }
+                Event::Thread(i) => i,
             };
-            let (lsn, d) = eng.modify(fs, now, f, redo as u64).map_err(fse)?;
-            now = d;
-            last_lsn = Some(lsn);
-        }
-        let Some(lsn) = last_lsn else {
-            finish(&mut ops[c.txn.op], &mut eng, t, now, &mut done_ops, &mut end);
-            sched.schedule(now, Event::Thread(i));
-            continue;
-        };
-        match eng.commit(fs, now, lsn).map_err(fse)? {
-            Commit::Done(d) => {
-                finish(&mut ops[c.txn.op], &mut eng, t, d, &mut done_ops, &mut end);
-                sched.schedule(d, Event::Thread(i));
+            let c = &mut clients[i as usize];
+            if end_at.is_some_and(|e| t >= e) || !wl.next_txn(i as usize, &mut c.rng, &mut c.txn) {
+                running -= 1;
+                break 'ev;
             }
-            Commit::Wait(w) => {
-                c.waiting = Some((t, lsn));
-                sched.schedule(w, Event::Commit(i));
+            let mut now = t + SimDuration(spec.statement_cpu.ns() * c.txn.statements as u64);
+            let mut last_lsn = None;
+            for &step in &c.txn.steps {
+                let (f, redo) = match step {
+                    Step::Read(k) => {
+                        now = eng.access(fs, now, k).map_err(fse)?.1;
+                        continue;
+                    }
+                    Step::Write(k, r) => {
+                        let (f, d) = eng.access(fs, now, k).map_err(fse)?;
+                        now = d;
+                        (f, r)
+                    }
+                    Step::Create(k, r) => {
+                        let (f, d) = eng.create(fs, now, k).map_err(fse)?;
+                        now = d;
+                        (f, r)
+                    }
+                };
+                let (lsn, d) = eng.modify(fs, now, f, redo as u64).map_err(fse)?;
+                now = d;
+                last_lsn = Some(lsn);
+            }
+            let Some(lsn) = last_lsn else {
+                finish(&mut ops[c.txn.op], &mut eng, t, now, &mut done_ops, &mut end);
+                sched.schedule(now, Event::Thread(i));
+                break 'ev;
+            };
+            match eng.commit(fs, now, lsn).map_err(fse)? {
+                Commit::Done(d) => {
+                    finish(&mut ops[c.txn.op], &mut eng, t, d, &mut done_ops, &mut end);
+                    sched.schedule(d, Event::Thread(i));
+                }
+                Commit::Wait(w) => {
+                    c.waiting = Some((t, lsn));
+                    sched.schedule(w, Event::Commit(i));
+                }
+            }
+        }
+        // A thread that found no free frame woke the page cleaner.
+        if let Some(w) = eng.take_cleaner_wake() {
+            if !lru_woken {
+                lru_woken = true;
+                sched.schedule(w.max(lru_busy).max(t), Event::LruWake);
             }
         }
     }
     let mut job = eng.job;
     job.end = job.end.max(end);
-    let outcome = RunOutcome { jobs: vec![job], end: end.max(start), events: sched.events_popped_count(), series: eng.series };
+    let outcome =
+        RunOutcome { jobs: vec![job], end: end.max(start), events: sched.events_popped_count(), series: eng.series };
     Ok(DatabaseOutcome { outcome, ops, stats: eng.stats, buffer_pool_pages: spec.engine.buffer_pool_pages })
 }
 
