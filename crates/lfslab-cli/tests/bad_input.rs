@@ -93,10 +93,10 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "database-bad-buffer-pool",
-        files: &[("s.toml", "{small}[fs]\nkind = \"f2fs\"\n[database]\nbenchmark = \"ycsb\"\nbuffer_pool = \"16k\"\n")],
+        files: &[("s.toml", "{small}[fs]\nkind = \"f2fs\"\n[database]\nbenchmark = \"ycsb\"\nbuffer_pool = \"2m\"\n")],
         args: &["run", "s.toml", "--quiet"],
         code: 2,
-        words: &["database.buffer_pool", "16384"],
+        words: &["database.buffer_pool", "2m", "5 MiB"],
     },
     Case {
         name: "database-unknown-key",

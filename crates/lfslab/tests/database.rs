@@ -15,9 +15,9 @@ fn run(kind: &str, db: &str) -> RunReport {
 }
 
 const YCSB_TABLE: &str = "benchmark = \"ycsb\"\nrecordcount = 20000\noperationcount = 6000\nfieldlength = 400\n";
-/// A 1 MiB buffer pool: most operations miss and write pages back.
-const YCSB: &str = "benchmark = \"ycsb\"\nrecordcount = 20000\noperationcount = 6000\nfieldlength = 400\nbuffer_pool = \"1m\"\nlru_scan_depth = 16\n";
-const TPCC: &str = "benchmark = \"tpcc\"\nwarehouses = 2\nruntime = 1\nbuffer_pool = \"2m\"\nlru_scan_depth = 16\nthreads = 8\n";
+/// InnoDB's smallest buffer pool (5 MiB): most operations miss and write pages back.
+const YCSB: &str = "benchmark = \"ycsb\"\nrecordcount = 20000\noperationcount = 6000\nfieldlength = 400\nbuffer_pool = \"5m\"\nlru_scan_depth = 64\n";
+const TPCC: &str = "benchmark = \"tpcc\"\nwarehouses = 2\nruntime = 1\nbuffer_pool = \"5m\"\nlru_scan_depth = 64\nthreads = 8\n";
 
 fn ops(r: &RunReport, name: &str) -> u64 {
     r.operations.iter().find(|o| o.name == name).map_or(0, |o| o.ops)

@@ -55,8 +55,9 @@ pub const DBLWR_FIRST_PAGE: u64 = 64;
 pub const DBLWR_PAGES: u64 = 128;
 /// `srv_doublewrite_batch_size`.
 const DBLWR_BATCH: usize = 120;
-/// `BUF_LRU_SEARCH_SCAN_THRESHOLD`: clean pages looked for before a single-page flush.
-const FREE_SCAN: usize = 100;
+/// `BUF_LRU_SEARCH_SCAN_THRESHOLD`: tail pages searched for a clean one
+/// before a single-page flush (scaled with the pool in a scaled run).
+pub const FREE_SCAN: u32 = 100;
 /// `innodb_flushing_avg_loops`.
 const FLUSHING_AVG_LOOPS: u32 = 30;
 /// `buf_flush_lsn_scan_factor`.
@@ -83,6 +84,9 @@ pub struct InnoDbConfig {
     pub lru_flush_interval: SimDuration,
     /// `BUF_LRU_OLD_MIN_LEN`, scaled with the pool in a scaled run.
     pub old_min_len: u32,
+    /// `FREE_SCAN`, likewise: a share of the LRU list, which at the
+    /// volume's size never reaches the hot pages near its head.
+    pub free_scan: u32,
 }
 
 /// One file the engine owns.
@@ -429,7 +433,7 @@ impl Engine {
         if self.pool.free_len() > 0 {
             return Ok(t);
         }
-        if let Some(f) = self.pool.clean_near_tail(FREE_SCAN) {
+        if let Some(f) = self.pool.clean_near_tail(self.cfg.free_scan as usize) {
             self.pool.evict(f);
             return Ok(t);
         }

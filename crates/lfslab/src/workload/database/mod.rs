@@ -94,7 +94,7 @@ pub struct DatabaseVars {
     /// innodb_adaptive_flushing_lwm, percent of the redo log (default 10).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adaptive_flushing_lwm: Option<f64>,
-    /// innodb_lru_scan_depth (default 1024).
+    /// innodb_lru_scan_depth (default 1024, or a quarter of a smaller pool).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lru_scan_depth: Option<u32>,
     /// innodb_old_blocks_pct (default 37).
@@ -241,13 +241,17 @@ impl DatabaseVars {
             max_dirty_pages_pct: max_dirty,
             max_dirty_pages_pct_lwm: lwm,
             adaptive_flushing_lwm: in_range("adaptive_flushing_lwm", self.adaptive_flushing_lwm.unwrap_or(10.0), 0.0, 70.0)?,
-            lru_scan_depth: in_range("lru_scan_depth", self.lru_scan_depth.unwrap_or(1024), 1, (pool_pages / 2) as u32)?,
+            lru_scan_depth: match self.lru_scan_depth {
+                Some(d) => in_range("lru_scan_depth", d, 1, (pool_pages / 2) as u32)?,
+                None => 1024.min(pool_pages as u32 / 4),
+            },
             old_blocks_pct: in_range("old_blocks_pct", self.old_blocks_pct.unwrap_or(37), 5, 95)?,
             old_blocks_time: SimDuration::from_ms(in_range("old_blocks_time_ms", self.old_blocks_time_ms.unwrap_or(1000), 0, 1 << 32)?),
             doublewrite: self.doublewrite.unwrap_or(true),
             flush_log_at_trx_commit: in_range("flush_log_at_trx_commit", self.flush_log_at_trx_commit.unwrap_or(1), 0, 2)?,
             lru_flush_interval: SimDuration::from_secs(1),
             old_min_len: buffer_pool::OLD_MIN_LEN,
+            free_scan: innodb::FREE_SCAN,
         };
         let threads = in_range("threads", self.threads.unwrap_or(1), 1, 10_000)?;
         let cold_file_bytes = size("cold_file", &self.cold_file, 0)?;
