@@ -155,6 +155,10 @@ enum Command {
         /// Full stack: the --scale values to time each design at.
         #[arg(long, default_value = "1", value_delimiter = ',')]
         scales: Vec<f64>,
+        /// Database model: YCSB operations to time on d2fs-ycsb-a, through the whole stack and against a
+        /// filesystem that does nothing (the model's own cost); 0 skips it.
+        #[arg(long, default_value_t = 100_000)]
+        database_ops: u64,
         /// Time one design at one scale in this process (the suite runs each so, for its peak memory).
         #[arg(long, hide = true)]
         one: Option<String>,
@@ -278,7 +282,7 @@ fn run_cli(cli: Cli) -> ExitCode {
         Command::Bench { one: Some(design), scales, .. } => {
             exit_of(bench_stack_one(&design, scales.first().copied().unwrap_or(1.0)))
         }
-        Command::Bench { capacity_gib, io_gib, designs, scales, one: None } => {
+        Command::Bench { capacity_gib, io_gib, designs, scales, database_ops, one: None } => {
             let mut set = Vec::new();
             if let Some(c) = capacity_gib {
                 set.push(format!("device.capacity_gib={c}"));
@@ -287,7 +291,7 @@ fn run_cli(cli: Cli) -> ExitCode {
                 set.push(format!("job.0.io_size=\"{}k\"", (g * 1024.0 * 1024.0).round() as u64 / 4 * 4));
             }
             match load(Some("bench"), &set, None) {
-                Ok(s) => match bench(s).and_then(|()| bench_stack(&designs, &scales)) {
+                Ok(s) => match bench(s).and_then(|()| bench_stack(&designs, &scales)).and_then(|()| bench_database(database_ops)) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(e) => {
                         eprintln!("error: {e:#}");
@@ -485,6 +489,45 @@ fn bench_stack(designs: &[String], scales: &[f64]) -> anyhow::Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// The database model's own cost: d2fs-ycsb-a's measured phase through the
+/// whole stack, and the same clients and engine against `NullFs`.
+fn bench_database(ops: u64) -> anyhow::Result<()> {
+    if ops == 0 {
+        return Ok(());
+    }
+    let set = [format!("database.operationcount={ops}")];
+    let file = lfslab::scenario::Scenario::file_from_toml_with(
+        lfslab::scenario::builtin("d2fs-ycsb-a").expect("built-in"),
+        &set,
+    )?;
+    let s = lfslab::scenario::Scenario::from_file_in(file, Path::new("."))?;
+    let spec = s.database.clone().expect("a database scenario");
+    let cfg = lfslab::workload::DriverConfig {
+        costs: s.host,
+        start: lfslab::sim::SimTime::ZERO,
+        limits: s.limits,
+        series_interval: s.series_interval,
+        daemon_interval: None,
+        progress: None,
+    };
+    let rng = lfslab::sim::SimRng::new(s.seed);
+    let mut run = Run::new(s)?;
+    run.precondition()?;
+    let t0 = Instant::now();
+    run.measure()?;
+    let full = t0.elapsed().as_secs_f64();
+    let mut null = lfslab::fs::null::NullFs::new(lfslab::sim::SimDuration::from_us(100));
+    let (mut db, _) = lfslab::workload::database::populate(&mut null, &spec, &rng, cfg.start, None)?;
+    let t1 = Instant::now();
+    lfslab::workload::database::run(&mut null, &spec, &mut db, &rng.fork("workload"), &cfg)
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let model = t1.elapsed().as_secs_f64();
+    outln!("\ndatabase model (d2fs-ycsb-a on d2fs, {ops} YCSB operations): measured phase wall time");
+    outln!("full stack      {full:>8.2} s wall  {:>8.0} ops/s", ops as f64 / full);
+    outln!("model alone     {model:>8.2} s wall  {:>5.1}% of the full stack", 100.0 * model / full);
     Ok(())
 }
 

@@ -96,7 +96,7 @@ const CASES: &[Case] = &[
         files: &[("s.toml", "{small}[fs]\nkind = \"f2fs\"\n[database]\nbenchmark = \"ycsb\"\nbuffer_pool = \"2m\"\n")],
         args: &["run", "s.toml", "--quiet"],
         code: 2,
-        words: &["database.buffer_pool", "2m", "5 MiB"],
+        words: &["database.buffer_pool", "2097152", "5 MiB"],
     },
     Case {
         name: "database-unknown-key",

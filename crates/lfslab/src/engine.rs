@@ -604,6 +604,14 @@ pub fn memory_estimate_bytes(s: &Scenario) -> u64 {
         let cached = (f.config.page_cache_pages as u64).min(f.user_blocks);
         bytes += 14 * blocks + 40 * cached;
     }
+    // The database model: YCSB sorts (hash, key) pairs and keeps a rank per
+    // record; the buffer pool's frames cost about 64 bytes each.
+    if let Some(db) = &s.database {
+        if let crate::workload::database::Bench::Ycsb(y) = &db.bench {
+            bytes += 16 * y.recordcount;
+        }
+        bytes += 64 * db.engine.buffer_pool_pages as u64;
+    }
     bytes
 }
 

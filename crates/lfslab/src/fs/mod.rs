@@ -9,6 +9,7 @@ mod id_set;
 mod f2fs;
 pub mod layout;
 pub mod node;
+pub mod null;
 mod recovery;
 pub mod segment;
 pub mod victim;

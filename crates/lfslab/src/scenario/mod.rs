@@ -431,31 +431,7 @@ impl Scenario {
                 let Some(f) = &fs else {
                     return Err(ScenarioError::invalid("database.benchmark", &v.benchmark, "the database runs on files: add an [fs] table"));
                 };
-                let mut spec = v.resolve().map_err(|e| ScenarioError::invalid("database", &v.benchmark, e))?;
-                // The LRU flush frees lru_scan_depth pages per round: a share
-                // of the buffer pool, which a scaled run scales. Rounds come
-                // as much more often, so the pages freed per second (a rate
-                // the device sees) are the volume's.
-                let vs = r.volume_scale.unwrap_or(1.0).min(1.0);
-                spec.engine.lru_flush_interval = SimDuration::from_secs_f64(vs);
-                // Likewise the list length below which InnoDB keeps no old
-                // sublist: at the volume's size the pool is far above it.
-                // innodb_buffer_pool_size is at least 5 MiB (320 pages); a
-                // scaled run's pool stands for one that large.
-                let min_pages = (320.0 * vs).ceil() as u32;
-                if spec.engine.buffer_pool_pages < min_pages {
-                    return Err(ScenarioError::invalid(
-                        "database.buffer_pool",
-                        v.buffer_pool.clone().unwrap_or_default(),
-                        format!(
-                            "InnoDB's smallest buffer pool is 5 MiB (innodb_buffer_pool_size); at volume_scale {vs} that is {} KiB",
-                            min_pages * 16
-                        ),
-                    ));
-                }
-                let scaled = |n: u32| ((n as f64 * vs).round() as u32).max(2);
-                spec.engine.old_min_len = scaled(crate::workload::database::buffer_pool::OLD_MIN_LEN);
-                spec.engine.free_scan = scaled(crate::workload::database::innodb::FREE_SCAN);
+                let spec = v.resolve().map_err(|e| ScenarioError::invalid("database", &v.benchmark, e))?;
                 let db_blocks = spec.footprint_bytes() / SLOT_BYTES;
                 let cold = spec.cold_file_bytes.div_ceil(SLOT_BYTES);
                 check_files_fit(db_blocks + cold, 16, f.user_blocks).map_err(|(need, offer)| {

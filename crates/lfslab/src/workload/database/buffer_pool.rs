@@ -18,9 +18,8 @@ use crate::sim::{SimDuration, SimTime};
 use std::collections::BTreeSet;
 
 const NIL: u32 = u32::MAX;
-/// `BUF_LRU_OLD_MIN_LEN`: no old sublist below this many pages (a scaled
-/// run scales it with its pool: `BufferPool::new`'s `old_min_len`).
-pub const OLD_MIN_LEN: u32 = 512;
+/// `BUF_LRU_OLD_MIN_LEN`: no old sublist below this many pages.
+const OLD_MIN_LEN: u32 = 512;
 /// `BUF_LRU_OLD_TOLERANCE`: slack before the old sublist is re-balanced.
 const OLD_TOLERANCE: u32 = 20;
 
@@ -52,7 +51,6 @@ pub struct BufferPool {
     old_len: u32,
     old_pct: u32,
     old_time: SimDuration,
-    old_min_len: u32,
     /// Pages evicted so far (`buf_pool->freed_page_clock`).
     freed_clock: u64,
     flush: BTreeSet<(u64, u32)>,
@@ -66,7 +64,7 @@ pub enum Lookup {
 }
 
 impl BufferPool {
-    pub fn new(pages: u32, old_pct: u32, old_time: SimDuration, old_min_len: u32) -> Self {
+    pub fn new(pages: u32, old_pct: u32, old_time: SimDuration) -> Self {
         assert!(pages >= 8, "a buffer pool of {pages} pages");
         let blank = Frame {
             key: 0,
@@ -90,7 +88,6 @@ impl BufferPool {
             old_len: 0,
             old_pct,
             old_time,
-            old_min_len: old_min_len.max(2),
             freed_clock: 0,
             flush: BTreeSet::new(),
         }
@@ -290,7 +287,7 @@ impl BufferPool {
 
     /// `buf_LRU_old_adjust_len`: keep the old sublist at `old_pct` of the list.
     fn adjust_old(&mut self) {
-        if self.len < self.old_min_len {
+        if self.len < OLD_MIN_LEN {
             // Dissolve the old sublist (`buf_LRU_old_init` waits for the minimum).
             let mut f = self.old_head;
             while f != NIL {
@@ -370,7 +367,7 @@ mod tests {
 
     #[test]
     fn old_sublist_holds_its_share_and_scans_do_not_flush_the_young() {
-        let mut bp = BufferPool::new(1000, 37, SimDuration::from_secs(1), OLD_MIN_LEN);
+        let mut bp = BufferPool::new(1000, 37, SimDuration::from_secs(1));
         fill(&mut bp, 0..1000, SimTime::ZERO);
         bp.check();
         assert!((bp.old_len as i64 - 370).abs() <= OLD_TOLERANCE as i64, "old {}", bp.old_len);
@@ -396,7 +393,7 @@ mod tests {
 
     #[test]
     fn flush_list_is_in_first_modification_order() {
-        let mut bp = BufferPool::new(16, 37, SimDuration::from_secs(1), OLD_MIN_LEN);
+        let mut bp = BufferPool::new(16, 37, SimDuration::from_secs(1));
         let a = bp.insert(1, SimTime::ZERO);
         let b = bp.insert(2, SimTime::ZERO);
         bp.mark_dirty(b, 10);

@@ -26,9 +26,9 @@
 //!   (`buf_LRU_get_free_block`, `buf_flush_single_page_from_LRU`).
 //! - **Page cleaner**, once a second (`buf_flush_page_cleaner_coordinator`):
 //!   the LRU flush over `innodb_lru_scan_depth` tail pages (clean ones freed,
-//!   dirty ones written and freed) until that many frames are free (in a
-//!   scaled run, with the depth scaled, as much more often; and at once
-//!   when a thread found no free frame, which wakes the cleaner); then the
+//!   dirty ones written and freed) until that many frames are free (and
+//!   at once when a thread found no free frame, which wakes the cleaner);
+//!   then the
 //!   flush-list flush of `page_cleaner_flush_pages_recommendation` oldest
 //!   pages (adaptive flushing from the dirty-page ratio, the redo fill and
 //!   the LSN rate); then a checkpoint (the log header block, fsynced).
@@ -56,8 +56,8 @@ pub const DBLWR_PAGES: u64 = 128;
 /// `srv_doublewrite_batch_size`.
 const DBLWR_BATCH: usize = 120;
 /// `BUF_LRU_SEARCH_SCAN_THRESHOLD`: tail pages searched for a clean one
-/// before a single-page flush (scaled with the pool in a scaled run).
-pub const FREE_SCAN: u32 = 100;
+/// before a single-page flush.
+const FREE_SCAN: usize = 100;
 /// `innodb_flushing_avg_loops`.
 const FLUSHING_AVG_LOOPS: u32 = 30;
 /// `buf_flush_lsn_scan_factor`.
@@ -79,14 +79,6 @@ pub struct InnoDbConfig {
     pub old_blocks_time: SimDuration,
     pub doublewrite: bool,
     pub flush_log_at_trx_commit: u8,
-    /// How often the LRU flush runs: a second, or a scaled run's share of
-    /// one (its scan depth is scaled with the pool).
-    pub lru_flush_interval: SimDuration,
-    /// `BUF_LRU_OLD_MIN_LEN`, scaled with the pool in a scaled run.
-    pub old_min_len: u32,
-    /// `FREE_SCAN`, likewise: a share of the LRU list, which at the
-    /// volume's size never reaches the hot pages near its head.
-    pub free_scan: u32,
 }
 
 /// One file the engine owns.
@@ -182,7 +174,7 @@ pub fn page(file: usize, page: u64) -> u64 {
 
 impl Engine {
     pub fn new(cfg: InnoDbConfig, files: Vec<DbFile>, job: JobResult, series: ThroughputSeries, tag: u64) -> Self {
-        let pool = BufferPool::new(cfg.buffer_pool_pages, cfg.old_blocks_pct, cfg.old_blocks_time, cfg.old_min_len);
+        let pool = BufferPool::new(cfg.buffer_pool_pages, cfg.old_blocks_pct, cfg.old_blocks_time);
         Engine {
             cfg,
             files,
@@ -433,7 +425,7 @@ impl Engine {
         if self.pool.free_len() > 0 {
             return Ok(t);
         }
-        if let Some(f) = self.pool.clean_near_tail(self.cfg.free_scan as usize) {
+        if let Some(f) = self.pool.clean_near_tail(FREE_SCAN) {
             self.pool.evict(f);
             return Ok(t);
         }

@@ -218,8 +218,10 @@ impl DatabaseVars {
         let mib = 1u64 << 20;
         let pool = size("buffer_pool", &self.buffer_pool, 128 * mib)?;
         let pool_pages = pool / innodb::PAGE_BYTES;
-        if !(64..=1 << 28).contains(&pool_pages) {
-            return Err(format!("database.buffer_pool = {pool}: must be 1 MiB to 4 TiB"));
+        if !(320..=1 << 28).contains(&pool_pages) {
+            return Err(format!(
+                "database.buffer_pool = {pool}: must be 5 MiB (InnoDB's smallest innodb_buffer_pool_size) to 4 TiB"
+            ));
         }
         let log_file_bytes = size("log_file_size", &self.log_file_size, 48 * mib)?;
         if log_file_bytes < mib || log_file_bytes % 4096 != 0 || log_file_bytes > 512 << 30 {
@@ -249,9 +251,6 @@ impl DatabaseVars {
             old_blocks_time: SimDuration::from_ms(in_range("old_blocks_time_ms", self.old_blocks_time_ms.unwrap_or(1000), 0, 1 << 32)?),
             doublewrite: self.doublewrite.unwrap_or(true),
             flush_log_at_trx_commit: in_range("flush_log_at_trx_commit", self.flush_log_at_trx_commit.unwrap_or(1), 0, 2)?,
-            lru_flush_interval: SimDuration::from_secs(1),
-            old_min_len: buffer_pool::OLD_MIN_LEN,
-            free_scan: innodb::FREE_SCAN,
         };
         let threads = in_range("threads", self.threads.unwrap_or(1), 1, 10_000)?;
         let cold_file_bytes = size("cold_file", &self.cold_file, 0)?;

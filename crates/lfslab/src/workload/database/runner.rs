@@ -164,7 +164,7 @@ pub fn run<V: Vfs>(
         sched.schedule(start, Event::Thread(i));
     }
     sched.schedule(start + CLEANER_INTERVAL, Event::Cleaner);
-    let lru_interval = spec.engine.lru_flush_interval;
+    let lru_interval = CLEANER_INTERVAL;
     sched.schedule(start + lru_interval, Event::LruFlush);
     if let Some(d) = cfg.daemon_interval {
         sched.schedule(start + d, Event::Daemon);
