@@ -512,8 +512,11 @@ impl Run {
         if fs_report.is_some() {
             simplifications.extend(FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
         }
-        if s.filebench.is_some() {
+        if let Some(fb) = &s.filebench {
             simplifications.push(workload::filebench::SIMPLIFICATION.to_string());
+            if fb.personality == "oltp" {
+                simplifications.push(workload::filebench::OLTP_SIMPLIFICATION.to_string());
+            }
         }
         if s.database.is_some() {
             simplifications.push(workload::database::SIMPLIFICATION.to_string());

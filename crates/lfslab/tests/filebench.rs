@@ -75,3 +75,40 @@ fn compare_scales_the_fileset_with_the_device() {
     assert_eq!(fb.filesets[0].entries, 1406);
     assert_eq!(fb.runtime.as_secs_f64(), 12.5);
 }
+
+fn oltp(kind: &str, extra: &str) -> Scenario {
+    let text = format!(
+        "seed = 3\n[device]\npreset = \"femu\"\ncapacity_gib = 2\nchannels = 4\npages_per_block = 64\n[fs]\nkind = \"{kind}\"\n\
+         [filebench]\npersonality = \"oltp\"\nfilesize = \"8m\"\nnshadows = 40\nndbwriters = 4\nruntime = 2\n{extra}"
+    );
+    Scenario::from_toml_str(&text).unwrap_or_else(|e| panic!("{kind}/oltp: {e}"))
+}
+
+#[test]
+fn oltp_couples_its_threads_by_semaphores_as_filebench_does() {
+    for kind in ["f2fs", "zf2fs", "iplfs", "d2fs"] {
+        let r = engine::run(oltp(kind, "")).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert_eq!(r.oracle.mismatches_count, 0, "{kind}");
+        assert!(r.oracle.blocks_checked_count > 0, "{kind}: the shadows' reads were checked");
+        for o in &r.flowops {
+            assert!(o.ops > 0, "{kind}: {} never ran", o.name);
+        }
+        let by_name = |n: &str| r.flowops.iter().find(|o| o.name == n).unwrap().ops;
+        let posts = by_name("shadow-post-lg");
+        // The log writer passes its semblock once per 3200 shadow posts; each
+        // database writer (every post reaches each) once per 1000.
+        assert_eq!(by_name("lg-block"), posts / 3200, "{kind}: {posts} posts");
+        let dbwr_rounds = by_name("dbwr-block") / 4;
+        assert!(dbwr_rounds.abs_diff(posts / 1000) <= 1, "{kind}: {dbwr_rounds} rounds for {posts} posts");
+        // A pass of a database writer is 100 writes (iters), each counted as
+        // filebench counts them, and each synced (dsync).
+        let writes = by_name("dbwrite-a");
+        assert_eq!(writes % 100, 0);
+        assert!(writes / 100 >= by_name("dbwr-block"), "{kind}: a writer writes before it blocks");
+        assert_eq!(r.jobs[0].sync.total_ios, 0, "{kind}: dsync writes are not fsync calls");
+        assert!(r.jobs[0].write.total_ios >= writes);
+    }
+    let a = engine::run(oltp("d2fs", "")).unwrap();
+    let b = engine::run(oltp("d2fs", "")).unwrap();
+    assert_eq!(a, b, "oltp runs are deterministic");
+}

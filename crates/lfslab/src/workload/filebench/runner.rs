@@ -41,7 +41,35 @@ struct Thread {
     pc: usize,
     fds: [Option<OpenFile>; 4],
     tag: u64,
+    /// Its group, and which instance of it.
+    group: usize,
+    instance: usize,
+    /// When its asynchronous writes are all done (`aiowait` waits for it).
+    aio_done: SimTime,
+    /// opennext: the next file of a fileset to use.
+    next_file: u32,
+    /// A flowop it is blocked in (a semaphore), and since when.
+    blocked: Option<(usize, SimTime)>,
+    /// sempost: the next target instance to post to, and since when it posts.
+    post_idx: usize,
+    post_since: Option<SimTime>,
 }
+
+/// A semblock's System V semaphore pair (flowop_library.c): `lw` counts
+/// posts not yet consumed; `hw` the posts allowed before a blocking poster
+/// waits (it starts at `highwater` and each semblock adds its value).
+#[derive(Default)]
+struct Sem {
+    lw: u64,
+    hw: u64,
+    /// The semblock's thread waiting for `lw` to reach this.
+    waiter: Option<(usize, u64)>,
+    /// Posters waiting for `hw`, first come first served.
+    posters: std::collections::VecDeque<(usize, u64)>,
+}
+
+/// Assumed cost of one `hog` iteration (filebench loops storing to memory).
+const HOG_NS_PER_ITER: f64 = 0.5;
 
 enum Event {
     Thread(u32),
@@ -138,20 +166,46 @@ pub fn run<V: Vfs>(
             }
         }
     }
-    let mut threads: Vec<Thread> = (0..spec.nthreads)
-        .map(|i| {
-            let r = rng.fork_indexed("filebench-thread", i as u64);
-            Thread { tag: mix64(r.fork("data").next_u64()), rng: r, pc: 0, fds: [None; 4] }
+    let mut threads: Vec<Thread> = Vec::new();
+    for (g, group) in spec.groups.iter().enumerate() {
+        for instance in 0..group.instances as usize {
+            let r = rng.fork_indexed("filebench-thread", threads.len() as u64);
+            threads.push(Thread {
+                tag: mix64(r.fork("data").next_u64()),
+                rng: r,
+                pc: group.ops.start,
+                fds: [None; 4],
+                group: g,
+                instance,
+                aio_done: start,
+                next_file: instance as u32,
+                blocked: None,
+                post_idx: 0,
+                post_since: None,
+            });
+        }
+    }
+    // One semaphore pair per semblock flowop and instance of its group.
+    let mut sems: Vec<Vec<Sem>> = spec
+        .flowops
+        .iter()
+        .enumerate()
+        .map(|(k, o)| match o.kind {
+            FlowopKind::SemBlock => {
+                let g = spec.groups.iter().find(|g| g.ops.contains(&k)).expect("a flowop belongs to a group");
+                (0..g.instances).map(|_| Sem { hw: o.highwater, ..Sem::default() }).collect()
+            }
+            _ => Vec::new(),
         })
         .collect();
-    for i in 0..spec.nthreads {
-        sched.schedule(start, Event::Thread(i));
+    for i in 0..threads.len() {
+        sched.schedule(start, Event::Thread(i as u32));
     }
     if let Some(d) = cfg.daemon_interval {
         sched.schedule(start + d, Event::Daemon);
     }
     let (submit, complete) = (SimDuration(cfg.costs.submit_ns), SimDuration(cfg.costs.complete_ns));
-    let mut running = spec.nthreads;
+    let mut running = threads.len();
     let mut events = 0u64;
     while let Some((t, ev)) = sched.pop()? {
         events += 1;
@@ -161,7 +215,9 @@ pub fn run<V: Vfs>(
         }
         let ti = match ev {
             Event::Daemon => {
-                if running > 0 {
+                // Threads blocked on a semaphore at the end never run again.
+                let blocked = threads.iter().filter(|th| th.blocked.is_some()).count();
+                if running > blocked {
                     fs.background(t).map_err(DriverError::Target)?;
                     sched.schedule(t + cfg.daemon_interval.expect("daemon scheduled"), Event::Daemon);
                 }
@@ -173,16 +229,53 @@ pub fn run<V: Vfs>(
             running -= 1;
             continue;
         }
-        let th = &mut threads[ti];
-        let k = th.pc;
-        th.pc = (th.pc + 1) % spec.flowops.len();
+        // A thread woken from a semaphore: that flowop is done now.
+        // (A sempost woken for one target goes on to the next.)
+        if let Some((k, since)) = threads[ti].blocked.take() {
+            if spec.flowops[k].kind == FlowopKind::SemBlock {
+                let r = &mut flowops[k];
+                r.ops += 1;
+                r.lat.record(t - since);
+                advance(&mut threads[ti], spec);
+                sched.schedule(t, Event::Thread(ti as u32));
+                continue;
+            }
+            threads[ti].post_since.get_or_insert(since);
+        }
+        let k = threads[ti].pc;
         let op = &spec.flowops[k];
+        if matches!(op.kind, FlowopKind::SemBlock | FlowopKind::SemPost) {
+            match semaphore(&mut threads, &mut sems, spec, ti, k, t) {
+                Some(woken) => {
+                    for w in woken {
+                        sched.schedule(t, Event::Thread(w as u32));
+                    }
+                    let r = &mut flowops[k];
+                    if threads[ti].blocked.is_none() {
+                        r.ops += 1;
+                        r.lat.record(t - threads[ti].post_since.take().unwrap_or(t));
+                        advance(&mut threads[ti], spec);
+                        sched.schedule(t, Event::Thread(ti as u32));
+                    }
+                }
+                None => unreachable!("semaphore() handles semblock and sempost"),
+            }
+            continue;
+        }
+        let th = &mut threads[ti];
+        advance(th, spec);
         let mut cx = Ctx { fs: &mut *fs, t, submit, complete, job: &mut job, series: &mut series, bytes: 0 };
-        let did = exec(&mut cx, th, op, sets, &mut sizes, mode).map_err(DriverError::Target)?;
+        let did = match op.kind {
+            FlowopKind::Read | FlowopKind::AioWrite | FlowopKind::AioWait | FlowopKind::Hog => {
+                oltp_io(&mut cx, th, op, sets, &sizes, mode).map_err(DriverError::Target)?
+            }
+            _ => exec(&mut cx, th, op, sets, &mut sizes, mode).map_err(DriverError::Target)?,
+        };
         let (done, bytes) = (cx.t, cx.bytes);
         let r = &mut flowops[k];
         if did {
-            r.ops += 1;
+            // filebench counts each of a flowop's `iters` repetitions.
+            r.ops += op.iters as u64;
             r.bytes += bytes;
             r.lat.record(done - t);
         } else {
@@ -204,6 +297,129 @@ pub fn run<V: Vfs>(
         outcome: RunOutcome { jobs: vec![job], end, events: sched.events_popped_count(), series },
         flowops,
     })
+}
+
+/// Move `th` to its group's next flowop.
+fn advance(th: &mut Thread, spec: &FilebenchSpec) {
+    let ops = &spec.groups[th.group].ops;
+    th.pc = if th.pc + 1 >= ops.end { ops.start } else { th.pc + 1 };
+}
+
+/// semblock / sempost of thread `ti` at flowop `k` (flowop_library.c's
+/// System V path): a semblock adds its value to `hw`, then waits for `lw`
+/// to hold its value and takes it; a sempost adds to each target's `lw`,
+/// a blocking one first waiting for `hw` to hold its value and taking it.
+/// Returns the threads it woke; leaves `ti` blocked if it must wait.
+fn semaphore(threads: &mut [Thread], sems: &mut [Vec<Sem>], spec: &FilebenchSpec, ti: usize, k: usize, t: SimTime) -> Option<Vec<usize>> {
+    let op = &spec.flowops[k];
+    let mut woken = Vec::new();
+    // Give `sem` a post of `v`; wake its semblock if it now has enough.
+    fn post(sem: &mut Sem, v: u64, woken: &mut Vec<usize>) {
+        sem.lw += v;
+        if let Some((w, need)) = sem.waiter {
+            if sem.lw >= need {
+                sem.lw -= need;
+                sem.waiter = None;
+                woken.push(w);
+            }
+        }
+    }
+    match op.kind {
+        FlowopKind::SemBlock => {
+            let sem = &mut sems[k][threads[ti].instance];
+            sem.hw += op.value;
+            while let Some(&(p, v)) = sem.posters.front() {
+                if sem.hw < v {
+                    break;
+                }
+                sem.posters.pop_front();
+                sem.hw -= v;
+                post(sem, v, &mut woken);
+                threads[p].post_idx += 1;
+                woken.push(p);
+            }
+            if sem.lw >= op.value {
+                sem.lw -= op.value;
+            } else {
+                sem.waiter = Some((ti, op.value));
+                threads[ti].blocked = Some((k, t));
+            }
+        }
+        FlowopKind::SemPost => {
+            let targets = &mut sems[op.target];
+            while threads[ti].post_idx < targets.len() {
+                let sem = &mut targets[threads[ti].post_idx];
+                if op.blocking {
+                    if sem.hw < op.value {
+                        sem.posters.push_back((ti, op.value));
+                        threads[ti].blocked = Some((k, t));
+                        return Some(woken);
+                    }
+                    sem.hw -= op.value;
+                }
+                post(sem, op.value, &mut woken);
+                threads[ti].post_idx += 1;
+            }
+            threads[ti].post_idx = 0;
+        }
+        _ => return None,
+    }
+    Some(woken)
+}
+
+/// oltp's I/O flowops: `read` and `aiowrite` at random offsets of the next
+/// file of their fileset (opennext), `aiowait`, and `hog`.
+fn oltp_io<V: Vfs>(
+    cx: &mut Ctx<'_, V>,
+    th: &mut Thread,
+    op: &super::Flowop,
+    sets: &[Fileset],
+    sizes: &BTreeMap<Ino, u64>,
+    mode: IoMode,
+) -> Result<bool, FsError> {
+    match op.kind {
+        FlowopKind::Hog => {
+            cx.t += SimDuration((op.value as f64 * HOG_NS_PER_ITER) as u64);
+            return Ok(true);
+        }
+        FlowopKind::AioWait => {
+            cx.t = cx.t.max(th.aio_done);
+            return Ok(true);
+        }
+        _ => {}
+    }
+    let set = &sets[op.fileset];
+    let n = set.entries.len() as u32;
+    let e = &set.entries[(th.next_file % n) as usize];
+    th.next_file = th.next_file.wrapping_add(1);
+    let Some(ino) = e.ino else { return Ok(false) };
+    let file_blocks = sizes.get(&ino).copied().unwrap_or(e.size_bytes).div_ceil(BLOCK).max(1);
+    let io = op.iosize.div_ceil(BLOCK).clamp(1, file_blocks);
+    if op.kind == FlowopKind::Read {
+        let off = th.rng.below(file_blocks - io + 1);
+        cx.io(Dir::Read, op.iosize, |fs, t| fs.read(t, ino, off, io, mode))?;
+        return Ok(true);
+    }
+    // aiowrite: each request is served after the thread's previous one;
+    // the thread goes on after submitting them.
+    for _ in 0..op.iters {
+        let off = th.rng.below(file_blocks - io + 1);
+        let d = data(&mut th.tag, io);
+        let at = th.aio_done.max(cx.t + cx.submit);
+        let mut done = cx.fs.write(at, ino, off, &d, mode)?;
+        if op.dsync {
+            done = cx.fs.fsync(done, ino, true)?;
+        }
+        th.aio_done = done;
+        cx.job.write.ios += 1;
+        cx.job.write.bytes += op.iosize;
+        cx.job.write.clat.record(done - at);
+        cx.series.record_io(done, 0, op.iosize);
+        cx.bytes += op.iosize;
+        cx.job.end = cx.job.end.max(done);
+        cx.t += cx.submit;
+    }
+    Ok(true)
 }
 
 /// Run one flowop for thread `th`; false if it found nothing to work on.
@@ -317,5 +533,11 @@ Ok(match op.kind {
                 }
             }
         }
+        FlowopKind::Read
+        | FlowopKind::AioWrite
+        | FlowopKind::AioWait
+        | FlowopKind::Hog
+        | FlowopKind::SemBlock
+        | FlowopKind::SemPost => unreachable!("oltp's flowops run in oltp_io and semaphore()"),
     })
 }
