@@ -161,6 +161,11 @@ pub struct DatabaseVars {
     /// TPC-C measured time in seconds (default 20, tpcc-mysql's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime: Option<f64>,
+    /// TPC-C transaction mix: "standard" (default: 45/43/4/4/4 drawn at
+    /// random) or "tpcc-mysql" (its shared deck of 10:10:1:1:1, which the
+    /// papers' tpcc_start ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpcc_mix: Option<String>,
 }
 
 /// What drives the engine.
@@ -270,7 +275,8 @@ impl DatabaseVars {
             ("requestdistribution", self.requestdistribution.is_some()),
             ("maxscanlength", self.maxscanlength.is_some()),
         ];
-        let tpcc_only = [("warehouses", self.warehouses.is_some()), ("runtime", self.runtime.is_some())];
+        let tpcc_only =
+            [("warehouses", self.warehouses.is_some()), ("runtime", self.runtime.is_some()), ("tpcc_mix", self.tpcc_mix.is_some())];
         let misplaced = |fields: &[(&str, bool)], other: &str| {
             fields.iter().find(|(_, set)| *set).map(|(f, _)| format!("database.{f} applies to benchmark = \"{other}\", not {:?}", self.benchmark))
         };
@@ -332,9 +338,15 @@ impl DatabaseVars {
                     return Err(e);
                 }
                 let runtime = in_range("runtime", self.runtime.unwrap_or(20.0), 0.001, 1e6)?;
+                let deck = match self.tpcc_mix.as_deref().unwrap_or("standard") {
+                    "standard" => false,
+                    "tpcc-mysql" => true,
+                    m => return Err(format!("database.tpcc_mix = {m:?}: choose standard or tpcc-mysql")),
+                };
                 Bench::Tpcc(tpcc::TpccSpec {
                     warehouses: in_range("warehouses", self.warehouses.unwrap_or(1), 1, 100_000)?,
                     runtime: SimDuration::from_secs_f64(runtime),
+                    deck,
                 })
             }
             b => return Err(format!("database.benchmark = {b:?}: choose ycsb or tpcc")),

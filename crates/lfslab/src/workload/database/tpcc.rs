@@ -1,9 +1,11 @@
 //! TPC-C (TPC Benchmark C, revision 5.11) as tpcc-mysql runs it, on the
 //! InnoDB model: nine tables, one .ibd file each, loaded in key order; the
 //! five transactions in the standard mix (New-Order 45%, Payment 43%,
-//! Order-Status, Delivery and Stock-Level 4% each); each terminal picks a
-//! home warehouse at random per transaction (tpcc-mysql's driver) with no
-//! keying or think time.
+//! Order-Status, Delivery and Stock-Level 4% each, drawn at random) or in
+//! tpcc-mysql's (`tpcc_mix = "tpcc-mysql"`: a shared deck of 10:10:1:1:1
+//! cards, shuffled when used up, sequence.c); each terminal picks a home
+//! warehouse at random per transaction (tpcc-mysql's driver) with no keying
+//! or think time.
 //!
 //! Tables (clause 1.3 row sizes, clause 4.3 cardinalities per warehouse):
 //! warehouse 1 x 89 B, district 10 x 95 B, customer 30,000 x 655 B,
@@ -34,7 +36,12 @@ use crate::sim::{SimDuration, SimRng};
 pub struct TpccSpec {
     pub warehouses: u64,
     pub runtime: SimDuration,
+    /// tpcc-mysql's 10:10:1:1:1 deck instead of the standard random mix.
+    pub deck: bool,
 }
+
+/// tpcc-mysql's weights (main.c: seq_init(10, 10, 1, 1, 1)).
+const DECK: [u8; 5] = [10, 10, 1, 1, 1];
 
 const OPS: [&str; 5] = ["new-order", "payment", "order-status", "delivery", "stock-level"];
 /// Clause 5.2.3's minimum mix, New-Order taking the rest.
@@ -101,6 +108,11 @@ pub struct Tpcc {
     history: Growth,
     /// NURand's run-time constants C for A = 255, 1023, 8191 (clause 2.1.6).
     c: [u64; 3],
+    /// tpcc-mysql's shared deck of transaction types, the next card, and
+    /// the shuffle's random state; empty for the standard mix.
+    deck: Vec<u8>,
+    next_card: usize,
+    deck_rng: u64,
 }
 
 fn tables(w: u64, first_file: usize) -> Vec<Table> {
@@ -137,7 +149,47 @@ impl Tpcc {
         let districts = (0..10 * spec.warehouses)
             .map(|_| District { next_o_id: 3001, next_delivery: 2101, ..District::default() })
             .collect();
-        Tpcc { warehouses: spec.warehouses, tables: tables(spec.warehouses, first_file), districts, history: Growth::default(), c }
+        let deck = if spec.deck { DECK.iter().enumerate().flat_map(|(t, &n)| std::iter::repeat_n(t as u8, n as usize)).collect() } else { Vec::new() };
+        let mut t = Tpcc {
+            warehouses: spec.warehouses,
+            tables: tables(spec.warehouses, first_file),
+            districts,
+            history: Growth::default(),
+            c,
+            next_card: 0,
+            deck,
+            deck_rng: r.next_u64(),
+        };
+        t.shuffle();
+        t
+    }
+
+    /// sequence.c's shuffle of the deck.
+    fn shuffle(&mut self) {
+        let n = self.deck.len();
+        for i in 0..n.saturating_sub(1) {
+            let j = i + (crate::sim::splitmix64(&mut self.deck_rng) % (n - i) as u64) as usize;
+            self.deck.swap(i, j);
+        }
+        self.next_card = 0;
+    }
+
+    /// The next transaction type: a card of the deck, or the standard mix.
+    fn next_type(&mut self, rng: &mut SimRng) -> usize {
+        if self.deck.is_empty() {
+            let mut x = rng.below(100);
+            let mut op = 0;
+            while x >= MIX[op] {
+                x -= MIX[op];
+                op += 1;
+            }
+            return op;
+        }
+        if self.next_card >= self.deck.len() {
+            self.shuffle();
+        }
+        self.next_card += 1;
+        self.deck[self.next_card - 1] as usize
     }
 
     /// Pages of all tables after the load.
@@ -389,12 +441,7 @@ impl Workload for Tpcc {
 
     fn next_txn(&mut self, _thread: usize, rng: &mut SimRng, txn: &mut Txn) -> bool {
         txn.steps.clear();
-        let mut x = rng.below(100);
-        let mut op = 0;
-        while x >= MIX[op] {
-            x -= MIX[op];
-            op += 1;
-        }
+        let op = self.next_type(rng);
         txn.op = op;
         let w = rng.below(self.warehouses);
         let d = (w * 10 + rng.below(10)) as usize;
@@ -416,14 +463,14 @@ mod tests {
     #[test]
     fn a_warehouse_takes_about_what_tpcc_mysql_loads() {
         // D2FS §8.1: 1700 warehouses make a 155 GB database (91 MB each).
-        let pages = Tpcc::table_pages(&TpccSpec { warehouses: 1700, runtime: SimDuration::from_secs(1) });
+        let pages = Tpcc::table_pages(&TpccSpec { warehouses: 1700, runtime: SimDuration::from_secs(1), deck: false });
         let mb_per_wh = pages as f64 * 16384.0 / 1e6 / 1700.0;
         assert!((75.0..100.0).contains(&mb_per_wh), "{mb_per_wh} MB per warehouse");
     }
 
     #[test]
     fn transactions_touch_their_tables_and_new_orders_grow_them() {
-        let spec = TpccSpec { warehouses: 2, runtime: SimDuration::from_secs(1) };
+        let spec = TpccSpec { warehouses: 2, runtime: SimDuration::from_secs(1), deck: false };
         let mut t = Tpcc::new(spec, 10, &SimRng::new(3));
         let mut rng = SimRng::new(4);
         let mut txn = Txn::default();
@@ -450,5 +497,19 @@ mod tests {
         let orders: u32 = t.districts.iter().map(|d| d.next_o_id - 3001).sum();
         assert_eq!(orders as u64, seen[0]);
         assert!(t.tables[ORDER_LINE].next_page > t.tables[ORDER_LINE].index.end_page());
+    }
+
+    #[test]
+    fn tpcc_mysqls_deck_deals_10_10_1_1_1() {
+        let spec = TpccSpec { warehouses: 1, runtime: SimDuration::from_secs(1), deck: true };
+        let mut t = Tpcc::new(spec, 10, &SimRng::new(3));
+        let mut rng = SimRng::new(4);
+        let mut txn = Txn::default();
+        let mut seen = [0u64; 5];
+        for _ in 0..23 * 40 {
+            t.next_txn(0, &mut rng, &mut txn);
+            seen[txn.op] += 1;
+        }
+        assert_eq!(seen, [400, 400, 40, 40, 40]);
     }
 }
