@@ -200,10 +200,6 @@ impl Engine {
         }
     }
 
-    pub fn lsn(&self) -> u64 {
-        self.lsn
-    }
-
     /// The redo log's usable bytes (`log_group_capacity`).
     fn log_capacity(&self) -> u64 {
         // Each file's first 2 KiB are its header; lfslab keeps the first
