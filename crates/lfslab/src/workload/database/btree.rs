@@ -83,16 +83,15 @@ impl Index {
     pub fn leaf_page(&self, leaf: u64) -> u64 {
         self.leaf_first + leaf.min(self.leaves - 1)
     }
-    /// Push the pages from the root to leaf `leaf` (the leaf last).
-    pub fn path(&self, leaf: u64, out: &mut Vec<u64>) {
+    /// The pages from the root to leaf `leaf` (the leaf last).
+    pub fn path(&self, leaf: u64) -> impl Iterator<Item = u64> + '_ {
         let leaf = leaf.min(self.leaves - 1);
         let depth = self.levels.len() as u32;
-        for (i, &(count, first)) in self.levels.iter().enumerate() {
+        let inner = self.levels.iter().enumerate().map(move |(i, &(count, first))| {
             let below = depth - i as u32; // levels under this one, leaves included
-            let idx = leaf / self.fanout.saturating_pow(below);
-            out.push(first + idx.min(count - 1));
-        }
-        out.push(self.leaf_first + leaf);
+            first + (leaf / self.fanout.saturating_pow(below)).min(count - 1)
+        });
+        inner.chain(std::iter::once(self.leaf_first + leaf))
     }
 }
 
@@ -113,8 +112,7 @@ mod tests {
     #[test]
     fn paths_walk_root_to_leaf_in_range() {
         let ix = Index::new(3, 100_000, 100, 8, FILL_SEQUENTIAL);
-        let mut p = Vec::new();
-        ix.path(ix.leaves - 1, &mut p);
+        let p: Vec<u64> = ix.path(ix.leaves - 1).collect();
         assert_eq!(p.len(), ix.depth());
         assert_eq!(p[0], 3, "the root is the index's first page");
         assert_eq!(*p.last().unwrap(), ix.end_page() - 1);

@@ -48,6 +48,15 @@ pub struct Txn {
     pub steps: Vec<Step>,
 }
 
+/// Walk index `ix` of table file `file` from the root to `leaf`: a read of
+/// each page, the leaf changed (logging `change` redo bytes) if given.
+fn walk(steps: &mut Vec<Step>, file: usize, ix: &btree::Index, leaf: u64, change: Option<u32>) {
+    steps.extend(ix.path(leaf).map(|p| Step::Read(innodb::page(file, p))));
+    if let (Some(r), Some(Step::Read(k))) = (change, steps.last().copied()) {
+        *steps.last_mut().expect("a path has a leaf") = Step::Write(k, r);
+    }
+}
+
 /// A benchmark's clients: the next call of each thread.
 pub trait Workload {
     fn op_names(&self) -> Vec<String>;

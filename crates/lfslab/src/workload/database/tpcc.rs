@@ -29,7 +29,7 @@
 
 use super::btree::{Index, CLUSTERED_OVERHEAD, FILL_SEQUENTIAL};
 use super::innodb::page;
-use super::{Step, Txn, Workload};
+use super::{walk, Step, Txn, Workload};
 use crate::sim::{SimDuration, SimRng};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -229,22 +229,12 @@ impl Tpcc {
     /// Root-to-leaf pages of row `row` of `table` (leaf changed if `change`).
     fn row(&self, steps: &mut Vec<Step>, table: usize, row: u64, change: Option<u32>) {
         let t = &self.tables[table];
-        self.path(steps, t.file, &t.index, t.index.leaf_of(row), change);
+        walk(steps, t.file, &t.index, t.index.leaf_of(row), change);
     }
     fn secondary(&self, steps: &mut Vec<Step>, table: usize, row: u64, change: Option<u32>) {
         let t = &self.tables[table];
         let ix = t.secondary.as_ref().expect("table has a secondary index");
-        self.path(steps, t.file, ix, ix.leaf_of(row), change);
-    }
-    fn path(&self, steps: &mut Vec<Step>, file: usize, ix: &Index, leaf: u64, change: Option<u32>) {
-        let from = steps.len();
-        let mut p = Vec::with_capacity(ix.depth());
-        ix.path(leaf, &mut p);
-        steps.extend(p.into_iter().map(|p| Step::Read(page(file, p))));
-        if let (Some(r), Some(Step::Read(k))) = (change, steps.last().copied()) {
-            *steps.last_mut().expect("a path") = Step::Write(k, r);
-        }
-        debug_assert!(steps.len() > from);
+        walk(steps, t.file, ix, ix.leaf_of(row), change);
     }
 
     /// Row `n` of a district's (or the history's) added rows, changed.
@@ -256,9 +246,7 @@ impl Tpcc {
             Some(d) => t.index.leaf_of((d as u64 + 1) * (t.index.rows / self.districts.len() as u64) - 1),
             None => t.index.leaves - 1,
         };
-        let mut p = Vec::with_capacity(t.index.depth());
-        t.index.path(anchor, &mut p);
-        p.pop();
+        let p: Vec<u64> = t.index.path(anchor).take(t.index.depth() - 1).collect();
         let file = t.file;
         steps.extend(p.iter().map(|&p| Step::Read(page(file, p))));
         let per = t.rows_per_page;

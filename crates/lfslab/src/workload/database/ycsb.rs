@@ -20,7 +20,7 @@
 
 use super::btree::{Index, CLUSTERED_OVERHEAD, FILL_RANDOM};
 use super::innodb::page;
-use super::{Step, Txn, Workload};
+use super::{walk, Step, Txn, Workload};
 use crate::sim::SimRng;
 use std::collections::BTreeMap;
 
@@ -259,10 +259,8 @@ impl Ycsb {
         }
     }
 
-    fn lookup(&self, leaf: u64, steps: &mut Vec<Step>) {
-        let mut path = Vec::with_capacity(self.index.depth());
-        self.index.path(leaf, &mut path);
-        steps.extend(path.into_iter().map(|p| Step::Read(page(self.file, p))));
+    fn lookup(&self, leaf: u64, steps: &mut Vec<Step>, change: Option<u32>) {
+        walk(steps, self.file, &self.index, leaf, change);
     }
 
     fn changed_bytes(&self) -> u64 {
@@ -273,12 +271,6 @@ impl Ycsb {
         }
     }
 
-    /// Turn the last step (the leaf) into a change of `redo` bytes.
-    fn change_leaf(steps: &mut [Step], redo: u32) {
-        if let Some(Step::Read(p)) = steps.last().copied() {
-            *steps.last_mut().expect("a path") = Step::Write(p, redo);
-        }
-    }
 }
 
 impl Workload for Ycsb {
@@ -308,23 +300,20 @@ impl Workload for Ycsb {
             0 | 1 | 4 => {
                 let key = self.next_key(rng);
                 let leaf = self.leaf_of_key(key);
-                self.lookup(leaf, &mut txn.steps);
                 let redo = redo_bytes(self.changed_bytes());
-                if op == 1 {
-                    Self::change_leaf(&mut txn.steps, redo);
-                } else if op == 4 {
+                // read-modify-write: a read, then the update walks again.
+                if op == 4 {
                     txn.statements = 2;
-                    self.lookup(leaf, &mut txn.steps);
-                    Self::change_leaf(&mut txn.steps, redo);
+                    self.lookup(leaf, &mut txn.steps, None);
                 }
+                self.lookup(leaf, &mut txn.steps, (op != 0).then_some(redo));
             }
             2 => {
                 let key = self.records();
                 self.inserted += 1;
                 let leaf = self.leaf_of_key(key);
-                self.lookup(leaf, &mut txn.steps);
                 let rec = Self::record_bytes(&self.spec);
-                Self::change_leaf(&mut txn.steps, redo_bytes(rec / 2));
+                self.lookup(leaf, &mut txn.steps, Some(redo_bytes(rec / 2)));
                 // Every leaf's worth of inserts splits the leaf: a new page
                 // at the end of the tablespace, and the parent changes.
                 let per_leaf = (self.spec.recordcount / self.index.leaves).max(1) as u32;
@@ -348,7 +337,7 @@ impl Workload for Ycsb {
                 let len = 1 + rng.below(self.spec.maxscanlength.max(1));
                 let start = self.rank.get(key as usize).map_or(0, |&r| r as u64);
                 let (first, last) = (self.index.leaf_of(start), self.index.leaf_of(start + len - 1));
-                self.lookup(first, &mut txn.steps);
+                self.lookup(first, &mut txn.steps, None);
                 for leaf in first + 1..=last {
                     txn.steps.push(Step::Read(page(self.file, self.index.leaf_page(leaf))));
                 }
