@@ -47,6 +47,13 @@ pub struct DirResult {
 }
 
 impl DirResult {
+    /// One call of `bytes` that took `lat`.
+    pub fn record(&mut self, bytes: u64, lat: SimDuration) {
+        self.ios += 1;
+        self.bytes += bytes;
+        self.clat.record(lat);
+    }
+
     fn merge(&mut self, o: &DirResult) {
         self.ios += o.ios;
         self.bytes += o.bytes;
@@ -400,10 +407,8 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
                     OpKind::Trim => &mut r.trim,
                     OpKind::Sync | OpKind::Datasync => &mut r.sync,
                 };
-                dir.ios += 1;
+                dir.record(bytes, cl.cpu_free - submitted);
                 ios_done += 1;
-                dir.bytes += bytes;
-                dir.clat.record(cl.cpu_free - submitted);
                 r.end = r.end.max(cl.cpu_free);
                 match kind {
                     OpKind::Read => series.record_io(cl.cpu_free, bytes, 0),

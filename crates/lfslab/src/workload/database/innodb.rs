@@ -219,23 +219,18 @@ impl Engine {
     }
 
     fn record_read(&mut self, start: SimTime, done: SimTime, bytes: u64) {
-        self.job.read.ios += 1;
-        self.job.read.bytes += bytes;
-        self.job.read.clat.record(done - start);
+        self.job.read.record(bytes, done - start);
         self.series.record_io(done, bytes, 0);
         self.job.end = self.job.end.max(done);
     }
     fn record_write(&mut self, start: SimTime, done: SimTime, bytes: u64) {
-        self.job.write.ios += 1;
-        self.job.write.bytes += bytes;
-        self.job.write.clat.record(done - start);
+        self.job.write.record(bytes, done - start);
         self.series.record_io(done, 0, bytes);
         self.job.end = self.job.end.max(done);
     }
     fn fsync<V: Vfs>(&mut self, fs: &mut V, t: SimTime, file: usize) -> Result<SimTime, FsError> {
         let done = fs.fsync(t, self.files[file].ino, false)?;
-        self.job.sync.ios += 1;
-        self.job.sync.clat.record(done - t);
+        self.job.sync.record(0, done - t);
         self.job.end = self.job.end.max(done);
         Ok(done)
     }

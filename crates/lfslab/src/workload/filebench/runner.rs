@@ -113,9 +113,7 @@ impl<V: Vfs> Ctx<'_, V> {
             Dir::Write => &mut self.job.write,
             Dir::Sync => &mut self.job.sync,
         };
-        d.ios += 1;
-        d.bytes += bytes;
-        d.clat.record(self.t - start);
+        d.record(bytes, self.t - start);
         match dir {
             Dir::Read => self.series.record_io(self.t, bytes, 0),
             Dir::Write => self.series.record_io(self.t, 0, bytes),
@@ -411,9 +409,7 @@ fn oltp_io<V: Vfs>(
             done = cx.fs.fsync(done, ino, true)?;
         }
         th.aio_done = done;
-        cx.job.write.ios += 1;
-        cx.job.write.bytes += op.iosize;
-        cx.job.write.clat.record(done - at);
+        cx.job.write.record(op.iosize, done - at);
         cx.series.record_io(done, 0, op.iosize);
         cx.bytes += op.iosize;
         cx.job.end = cx.job.end.max(done);
