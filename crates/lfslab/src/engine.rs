@@ -394,7 +394,8 @@ impl Run {
             superblocks: g.superblocks(),
             superblock_bytes: g.superblock_bytes(),
             mapping: match s.fs.as_ref().and_then(|f| f.coupled.as_ref()) {
-                Some(c) if c.zoned => "zoned (page-mapped conventional metadata area)".into(),
+                Some(c) if c.personality == crate::ftl::MainArea::Zns => "zoned (page-mapped conventional metadata area)".into(),
+                Some(c) if c.personality == crate::ftl::MainArea::Sftl => "sFTL: OPU partition mapped directly, host-freed; IPU (metadata) partition page-mapped".into(),
                 Some(_) => "block-associative (page-mapped metadata)".into(),
                 None => s.ssd.ftl.mapping.clone(),
             },
@@ -525,7 +526,7 @@ impl Run {
             simplifications.extend(INTERVAL_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
         }
         let d2fs = match (&self.stack, &self.coupled_before, s.fs.as_ref().and_then(|f| f.coupled.as_ref())) {
-            (Stack::Fs { fs, .. }, Some(before), Some(cc)) if !cc.zoned => {
+            (Stack::Fs { fs, .. }, Some(before), Some(cc)) if cc.personality == crate::ftl::MainArea::D2fs => {
                 simplifications.extend(D2FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
                 let cap = s.ssd.logical_pages as f64;
                 let per_sec = fs.layout().blocks_per_sec();

@@ -37,7 +37,7 @@ fn d2fs(vop_regular: f64, track: bool, batch: usize) -> F2fs<Ssd> {
     let segs = (sb / 512) as u32;
     let (regular, gc) = D2fsConfig::partition(CAPACITY_BLOCKS, sb, vop_regular);
     let layout = Layout::mkfs(regular + gc, segs, None).unwrap();
-    let cc = CoupledConfig { partition_blocks: regular + gc, main_start: layout.main_blkaddr, gc_region_start: regular, records_per_upcall: 16, zoned: false, max_active_zones: 0 };
+    let cc = CoupledConfig { partition_blocks: regular + gc, main_start: layout.main_blkaddr, gc_region_start: regular, records_per_upcall: 16, personality: crate::ftl::MainArea::D2fs, max_active_zones: 0 };
     let ssd = Ssd::new_coupled(super::f2fs_tests::ssd_config(geometry, CAPACITY_BLOCKS), cc).unwrap();
     let cfg = FsConfig {
         segs_per_sec: segs,

@@ -19,7 +19,7 @@ fn zf2fs() -> F2fs<Ssd> {
         main_start: layout.main_blkaddr,
         gc_region_start: CAPACITY_BLOCKS,
         records_per_upcall: 1,
-        zoned: true,
+        personality: crate::ftl::MainArea::Zns,
         max_active_zones: 14,
     };
     let ssd = Ssd::new_coupled(super::f2fs_tests::ssd_config(geometry, CAPACITY_BLOCKS), cc).unwrap();

@@ -24,7 +24,7 @@ fn device() -> Ssd {
         main_start: META,
         gc_region_start: META + REGULAR_SECS * SPS,
         records_per_upcall: 3,
-        zoned: false,
+        personality: crate::ftl::MainArea::D2fs,
         max_active_zones: 0,
     };
     Ssd::new_coupled(cfg, cc).unwrap()
@@ -307,7 +307,7 @@ fn rewriting_inside_an_open_section_is_a_bug() {
 fn bad_coupled_geometry_is_an_error() {
     let mut cfg = device().config().clone();
     cfg.logical_pages = 64;
-    let cc = CoupledConfig { partition_blocks: 200, main_start: 5, gc_region_start: 100, records_per_upcall: 256, zoned: false, max_active_zones: 0 };
+    let cc = CoupledConfig { partition_blocks: 200, main_start: 5, gc_region_start: 100, records_per_upcall: 256, personality: crate::ftl::MainArea::D2fs, max_active_zones: 0 };
     let e = Ssd::new_coupled(cfg, cc).err().expect("misaligned main area is rejected");
     assert!(e.to_string().contains("main area"), "{e}");
 }

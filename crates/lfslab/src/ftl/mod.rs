@@ -20,7 +20,7 @@ pub use block_pool::{BlockPool, SbState, SuperblockInfo};
 pub use config::{ConfigError, FtlConfig, SsdConfig};
 pub use mapping::Mapping;
 pub use page_mapping::PageMapping;
-pub use ssd::{CoupledConfig, CoupledStats, MappingMemory, Ssd};
+pub use ssd::{CoupledConfig, CoupledStats, CsdConfig, CsdStats, MainArea, MappingMemory, Ssd};
 pub use stats::FtlStats;
 pub use write_buffer::WriteBuffer;
 
@@ -32,3 +32,5 @@ mod coupled_tests;
 mod zns_tests;
 #[cfg(test)]
 mod interval_tests;
+#[cfg(test)]
+mod sftl_tests;

@@ -32,7 +32,9 @@ use crate::oracle::Fingerprint;
 use crate::sim::{SimDuration, SimTime};
 
 mod coupled;
-pub use coupled::{CoupledConfig, CoupledStats, MappingMemory};
+mod sftl;
+pub use coupled::{CoupledConfig, CoupledStats, MainArea, MappingMemory};
+pub use sftl::{CsdConfig, CsdStats};
 
 const NO_OWNER: u32 = u32::MAX;
 
@@ -527,9 +529,9 @@ impl Ssd {
 
     fn collect_while_low(&mut self, now: SimTime) {
         while self.pool.free_count() < self.config.ftl.gc_threshold_superblocks as usize {
-            // A ZNS device collects only its page-mapped (conventional) area;
-            // zones are freed by the host's resets.
-            if self.zoned() && self.zoned_victim().is_none() {
+            // A ZNS or sFTL device collects only its page-mapped (metadata)
+            // area; the host frees the main area's sections.
+            if self.host_freed_main() && self.zoned_victim().is_none() {
                 break;
             }
             self.collect_one(now);
@@ -539,7 +541,7 @@ impl Ssd {
     /// Collect one victim superblock: copy its valid slots to the GC head,
     /// then erase it. Returns when its last erase completes.
     fn collect_one(&mut self, now: SimTime) -> SimTime {
-        let victim = if self.zoned() { self.zoned_victim() } else { self.victim.select(&self.pool, now) };
+        let victim = if self.host_freed_main() { self.zoned_victim() } else { self.victim.select(&self.pool, now) };
         let victim = victim
             .unwrap_or_else(|| panic!("GC needed but no full superblock exists (free {})", self.pool.free_count()));
         let valid = self.pool.info(victim).valid_slots;

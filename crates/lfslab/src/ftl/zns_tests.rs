@@ -18,7 +18,7 @@ fn zns(max_active: u32) -> Ssd {
         main_start: CONV,
         gc_region_start: 64,
         records_per_upcall: 1,
-        zoned: true,
+        personality: crate::ftl::MainArea::Zns,
         max_active_zones: max_active,
     };
     Ssd::new_coupled(cfg, cc).unwrap()

@@ -3,6 +3,7 @@
 //! instant it completes. Filesystems issue their I/O through this trait so
 //! that conventional, zoned and D2FS devices can sit under the same code.
 
+use super::{MigrateRequest, MigrateResult, Status};
 use crate::ftl::migration::{MigrationRecord, Upcall};
 use crate::nand::Lpn;
 use crate::oracle::Fingerprint;
@@ -53,6 +54,13 @@ pub trait BlockDevice {
     }
     /// Content at `lba` by the mapping alone, without redirects or timing.
     fn peek_direct(&self, lba: Lpn) -> Option<Fingerprint>;
+
+    /// CSGC's offloaded migration of one victim segment (csgc.txt §3.2):
+    /// returns when its completion is posted, with the updated index
+    /// entries. Devices without a CSGC executor answer Invalid Opcode.
+    fn migrate(&mut self, _at: SimTime, _req: &MigrateRequest) -> Result<(SimTime, MigrateResult), Status> {
+        Err(Status::InvalidOpcode)
+    }
 }
 
 impl BlockDevice for crate::ftl::Ssd {
@@ -74,7 +82,7 @@ impl BlockDevice for crate::ftl::Ssd {
         crate::ftl::Ssd::flush(self, at)
     }
     fn reset_zone(&mut self, at: SimTime, zslba: Lpn, nlb: u32) -> SimTime {
-        if !self.zoned() {
+        if !self.host_freed_main() {
             return self.discard_blocks(at, zslba, nlb);
         }
         let done = crate::ftl::Ssd::reset_zone(self, at, zslba)
@@ -108,6 +116,13 @@ impl BlockDevice for crate::ftl::Ssd {
     }
     fn peek_direct(&self, lba: Lpn) -> Option<Fingerprint> {
         crate::ftl::Ssd::peek_direct(self, lba)
+    }
+    fn migrate(&mut self, at: SimTime, req: &MigrateRequest) -> Result<(SimTime, MigrateResult), Status> {
+        let r = crate::ftl::Ssd::migrate(self, at, req);
+        if let Ok((done, _)) = &r {
+            self.take_completion_note(*done);
+        }
+        r
     }
 }
 
@@ -170,5 +185,12 @@ impl<D: BlockDevice> BlockDevice for Partition<D> {
     }
     fn peek_direct(&self, lba: Lpn) -> Option<Fingerprint> {
         self.dev.peek_direct(lba)
+    }
+    fn migrate(&mut self, at: SimTime, req: &MigrateRequest) -> Result<(SimTime, MigrateResult), Status> {
+        let end = req.segment.0 + super::SEGMENT_BLOCKS as u64;
+        if end > self.blocks || req.destinations().any(|d| d.0 >= self.blocks) {
+            return Err(Status::LbaOutOfRange);
+        }
+        self.dev.migrate(at, req)
     }
 }

@@ -58,6 +58,9 @@ pub enum Status {
     TooManyActiveZones,
     /// ZNS: a zone command on a conventional (non-zoned) LBA or device (Invalid Field).
     NotZoned,
+    /// A command this device does not implement (Invalid Command Opcode, 01h):
+    /// CSGC's migrate on anything but an sFTL device.
+    InvalidOpcode,
 }
 
 /// Completion queue entry flags. Bit 0 is reserved for D2FS's UPCALL flag

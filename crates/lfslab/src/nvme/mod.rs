@@ -3,8 +3,10 @@
 
 mod block_device;
 mod command;
+mod migrate;
 mod queue;
 
 pub use block_device::{BlockDevice, Partition};
 pub use command::{Command, CommandId, Completion, CompletionFlags, Opcode, Status};
+pub use migrate::{MigrateRequest, MigrateResult, SEGMENT_BLOCKS};
 pub use queue::{QueueFull, QueuePair};

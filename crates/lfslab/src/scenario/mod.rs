@@ -783,7 +783,7 @@ fn resolve_fs(
             main_start: layout.main_blkaddr,
             gc_region_start: regular,
             records_per_upcall: *f.upcall_records.get_or_insert(256) as usize,
-            zoned: false,
+            personality: crate::ftl::MainArea::D2fs,
             max_active_zones: 0,
         });
     }
@@ -793,7 +793,7 @@ fn resolve_fs(
             main_start: layout.main_blkaddr,
             gc_region_start: partition_blocks,
             records_per_upcall: 1,
-            zoned: true,
+            personality: crate::ftl::MainArea::Zns,
             max_active_zones: *f.max_active_zones.get_or_insert(14),
         });
         // fs/f2fs/super.c (f2fs_remount, f2fs_default_check): "zoned: max

@@ -72,12 +72,34 @@ pub struct CoupledConfig {
     pub gc_region_start: u64,
     /// Records per upcall (D2FS: 256).
     pub records_per_upcall: usize,
-    /// ZNS instead of D2FS: no GC region and no Coupled GC; main-area
-    /// sections are zones, written only at their write pointer and freed by
-    /// Reset Zone (NVMe ZNS 1.1). `gc_region_start` must equal `partition_blocks`.
-    pub zoned: bool,
+    /// Who frees the block-mapped main area, and how.
+    pub personality: MainArea,
     /// ZNS: zones that may be partially written at once (the active zone limit).
     pub max_active_zones: u32,
+}
+
+/// The device personalities that block-map the main area. Each keeps the
+/// page-mapped metadata area with its own device GC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum MainArea {
+    /// D2FS: Coupled GC reclaims sections into the GC region (d2fs.txt §4).
+    D2fs,
+    /// ZNS: no GC region and no Coupled GC; main-area sections are zones,
+    /// written only at their write pointer and freed by Reset Zone (NVMe ZNS
+    /// 1.1). `gc_region_start` must equal `partition_blocks`.
+    Zns,
+    /// CSGC's sFTL (csgc.txt §3.3): the OPU partition is mapped directly and
+    /// has no device GC; the host frees a section (Reset Zone's semantics
+    /// without zone states or limits) and migrates blocks with the
+    /// offloaded migrate command (`sftl.rs`). No GC region.
+    Sftl,
+}
+
+impl MainArea {
+    /// Whether the host frees main-area sections itself (no device GC there).
+    pub fn host_freed(self) -> bool {
+        matches!(self, MainArea::Zns | MainArea::Sftl)
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -154,6 +176,9 @@ pub(super) struct Coupled {
     /// time, the most records outstanding after a CGC round in it.
     #[serde(default)]
     buffer_samples: Vec<(u64, u64)>,
+    /// sFTL: the CSGC executor (`sftl.rs`).
+    #[serde(default)]
+    pub(super) exec: Option<Box<super::sftl::Executor>>,
 }
 
 impl Coupled {
@@ -166,14 +191,14 @@ impl Coupled {
         if cfg.gc_region_start < cfg.main_start || !(cfg.gc_region_start - cfg.main_start).is_multiple_of(sps64) {
             return Err(e("d2fs gc region start", cfg.gc_region_start, "must be a section boundary in the main area".into()));
         }
-        if cfg.partition_blocks >= NONE as u64 || (cfg.zoned != (cfg.partition_blocks == cfg.gc_region_start)) {
+        if cfg.partition_blocks >= NONE as u64 || (cfg.personality.host_freed() != (cfg.partition_blocks == cfg.gc_region_start)) {
             return Err(e(
                 "d2fs partition blocks",
                 cfg.partition_blocks,
-                "must be < 2^32 blocks and hold a GC region (D2FS) or none (ZNS)".into(),
+                "must be < 2^32 blocks and hold a GC region (D2FS) or none (ZNS, sFTL)".into(),
             ));
         }
-        if cfg.zoned && cfg.max_active_zones == 0 {
+        if cfg.personality == MainArea::Zns && cfg.max_active_zones == 0 {
             return Err(e("zns max_active_zones", 0, "must be at least 1".into()));
         }
         if cfg.records_per_upcall == 0 {
@@ -193,6 +218,7 @@ impl Coupled {
             signal: None,
             stats: CoupledStats::default(),
             buffer_samples: Vec::new(),
+            exec: None,
             cfg,
         })
     }
@@ -212,10 +238,10 @@ impl Ssd {
         self.coupled.as_ref().is_some_and(|c| lpn.0 >= c.cfg.main_start)
     }
 
-    fn c(&self) -> &Coupled {
+    pub(super) fn c(&self) -> &Coupled {
         self.coupled.as_deref().expect("coupled mode")
     }
-    fn cm(&mut self) -> &mut Coupled {
+    pub(super) fn cm(&mut self) -> &mut Coupled {
         self.coupled.as_deref_mut().expect("coupled mode")
     }
 
@@ -550,7 +576,13 @@ impl Ssd {
     }
 
     pub(crate) fn zoned(&self) -> bool {
-        self.coupled.as_deref().is_some_and(|c| c.cfg.zoned)
+        self.coupled.as_deref().is_some_and(|c| c.cfg.personality == MainArea::Zns)
+    }
+
+    /// ZNS or sFTL: the host frees main-area sections; device GC collects
+    /// only the page-mapped metadata area.
+    pub(crate) fn host_freed_main(&self) -> bool {
+        self.coupled.as_deref().is_some_and(|c| c.cfg.personality.host_freed())
     }
 
     /// Zone write pointer (offset in the zone), and whether the zone is active (open).
@@ -601,8 +633,9 @@ impl Ssd {
     }
 
     /// Reset Zone: drop its data, erase its superblock, write pointer to 0.
+    /// An sFTL device frees a host-freed section the same way.
     pub fn reset_zone(&mut self, at: SimTime, zslba: Lpn) -> Result<SimTime, Status> {
-        if !self.zoned() || !self.coupled_main(zslba) || zslba.0 >= self.capacity {
+        if !self.host_freed_main() || !self.coupled_main(zslba) || zslba.0 >= self.capacity {
             return Err(Status::NotZoned);
         }
         let (sec, off) = self.c().section_of(zslba, self.sps);
@@ -686,7 +719,7 @@ impl Ssd {
         Ok(done)
     }
 
-    /// ZNS: the only GC victims are full page-mapped (metadata) superblocks.
+    /// ZNS and sFTL: the only GC victims are full page-mapped (metadata) superblocks.
     pub(super) fn zoned_victim(&self) -> Option<SuperblockId> {
         let c = self.c();
         self.pool
