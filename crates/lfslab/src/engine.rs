@@ -89,6 +89,7 @@ struct Aged {
     precondition: PreconditionSummary,
     stats_before: FtlStats,
     coupled_before: Option<crate::ftl::CoupledStats>,
+    csd_before: Option<crate::ftl::CsdStats>,
 }
 
 #[derive(serde::Serialize)]
@@ -98,6 +99,7 @@ struct AgedRef<'a> {
     precondition: &'a PreconditionSummary,
     stats_before: &'a FtlStats,
     coupled_before: &'a Option<crate::ftl::CoupledStats>,
+    csd_before: &'a Option<crate::ftl::CsdStats>,
 }
 
 pub struct Run {
@@ -108,6 +110,7 @@ pub struct Run {
     precondition: PreconditionSummary,
     stats_before: FtlStats,
     coupled_before: Option<crate::ftl::CoupledStats>,
+    csd_before: Option<crate::ftl::CsdStats>,
     progress: Option<Progress>,
     outcome: Option<RunOutcome>,
     flowops: Vec<FlowopResult>,
@@ -135,6 +138,13 @@ const INTERVAL_SIMPLIFICATIONS: [&str; 2] = [
     "interval mapping: memory and compaction follow the IPLFS authors' NVMeVirt code (D2FS artifact, conv_ftl.c MEM_CALC), which accounts the tree's size rather than building it; a compaction pass costs an assumed 1 ns per bitmap bit per walk (two walks per dirty 2^20-block node) and 5 ns per entry rebuilt",
 ];
 
+const CSGC_SIMPLIFICATIONS: [&str; 4] = [
+    "csgc: the paper gives no executor, host-offloader or wire costs; csd.* and fs.offload_* are assumptions (see docs/scenario.md), as are the openssd-csgc flash timings (FEMU bbssd's)",
+    "csgc: a section is one superblock striped over all dies (device.pages_per_block follows fs.segs_per_sec: 256-page blocks at 8 segments, the paper's are 512), so a section's blocks spread over every die",
+    "csgc: node segments are collected by F2FS's own path (node pages are in host memory); only data segments are offloaded. The chunk allocator has no switch: lfslab's GC allocates serially, so destinations are contiguous anyway",
+    "csgc: coalescing merges consecutive source blocks into one flash-scheduler operation; it saves scheduler time only, since consecutive blocks sit on different dies",
+];
+
 const D2FS_SIMPLIFICATIONS: [&str; 6] = [
     "d2fs: the upcall handler runs on its own simulated thread but its filemap/SIT/SSA updates take effect at the next filesystem entry (or 512-page writeback chunk) after the UPCALL-flagged completion",
     "d2fs: blocks the last checkpoint still references, and node blocks (roll-forward's chain), are discarded right after the next checkpoint (F2FS add_discard_addrs), others at invalidation; the paper discards all at invalidation, which would let a crash recover erased blocks",
@@ -146,11 +156,9 @@ const D2FS_SIMPLIFICATIONS: [&str; 6] = [
 
 impl Run {
     pub fn new(scenario: Scenario) -> Result<Run, RunError> {
-        let ssd = match scenario.fs.as_ref().and_then(|f| f.coupled.clone()) {
+        let ssd = match &scenario.fs {
             None => Ssd::new(scenario.ssd.clone()).expect("scenario validated the device"),
-            Some(cc) => {
-                Ssd::new_coupled(scenario.ssd.clone(), cc).map_err(|e| RunError::Fs(format!("d2fs device: {e}")))?
-            }
+            Some(f) => f.device(&scenario.ssd).map_err(|e| RunError::Fs(format!("device: {e}")))?,
         };
         let stack = match &scenario.fs {
             None => Stack::Raw { oracle: DataOracle::new(scenario.ssd.logical_pages), ssd },
@@ -175,6 +183,7 @@ impl Run {
             precondition: PreconditionSummary::default(),
             stats_before: FtlStats::default(),
             coupled_before: None,
+            csd_before: None,
             progress: None,
             outcome: None,
             flowops: Vec::new(),
@@ -192,6 +201,7 @@ impl Run {
             precondition: &self.precondition,
             stats_before: &self.stats_before,
             coupled_before: &self.coupled_before,
+            csd_before: &self.csd_before,
         };
         crate::aged::save(path, &self.scenario, &aged).map_err(|e| RunError::Aged(e.0))
     }
@@ -209,6 +219,7 @@ impl Run {
             precondition: a.precondition,
             stats_before: a.stats_before,
             coupled_before: a.coupled_before,
+            csd_before: a.csd_before,
             progress: None,
             outcome: None,
             flowops: Vec::new(),
@@ -299,6 +310,7 @@ impl Run {
         }
         self.stats_before = self.ssd().stats();
         self.coupled_before = self.ssd().coupled_stats();
+        self.csd_before = self.ssd().csd_stats();
         Ok(())
     }
 
@@ -470,6 +482,8 @@ impl Run {
                     Some(FsReport {
                         kind: if fs.is_d2fs() {
                             "d2fs"
+                        } else if cfg.csgc.is_some() {
+                            "csgc"
                         } else if cfg.zoned {
                             "zf2fs"
                         } else if fs.iplfs() {
@@ -525,6 +539,29 @@ impl Run {
         if s.ssd.ftl.mapping.starts_with("interval") {
             simplifications.extend(INTERVAL_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
         }
+        let csgc = match (&self.stack, self.ssd().csd_stats(), s.fs.as_ref()) {
+            (Stack::Fs { fs, before, .. }, Some(now), Some(f)) => {
+                simplifications.extend(CSGC_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
+                let device = now.since(self.csd_before.as_ref().unwrap_or(&Default::default()));
+                let c = fs.stats().since(before);
+                let cfg = fs.config().csgc.clone().unwrap_or_default();
+                let csd = f.csd.clone().unwrap_or_default();
+                let moved = c.gc_moved_data_blocks + c.gc_moved_node_blocks;
+                let round = |x: f64| (x * 1e4).round() / 1e4;
+                Some(crate::metrics::CsgcReport {
+                    offload: cfg.offload,
+                    pipeline_depth: cfg.pipeline_depth,
+                    piggyback: cfg.piggyback,
+                    coalesce_window: csd.coalesce_window,
+                    executor_cores: csd.executor_cores,
+                    block_migration_us: round(if moved == 0 { 0.0 } else { c.gc_time_ns as f64 / moved as f64 / 1e3 }),
+                    request_ms: round(if device.requests == 0 { 0.0 } else { device.request_ns as f64 / device.requests as f64 / 1e6 }),
+                    pcie_bytes_per_block: round(if device.blocks_migrated == 0 { 0.0 } else { device.pcie_bytes as f64 / device.blocks_migrated as f64 }),
+                    device,
+                })
+            }
+            _ => None,
+        };
         let d2fs = match (&self.stack, &self.coupled_before, s.fs.as_ref().and_then(|f| f.coupled.as_ref())) {
             (Stack::Fs { fs, .. }, Some(before), Some(cc)) if cc.personality == crate::ftl::MainArea::D2fs => {
                 simplifications.extend(D2FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
@@ -574,6 +611,7 @@ impl Run {
             ftl,
             fs: fs_report,
             d2fs,
+            csgc,
             oracle,
             sim: SimReport {
                 measured_sim_time_s: outcome.end.saturating_since(start).as_secs_f64(),

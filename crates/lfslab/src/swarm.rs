@@ -181,10 +181,7 @@ fn try_build(design: &Design, rng: &mut SimRng) -> Result<(Fs, String, u64), Str
         // Handler batches that do not divide the upcalls: crashes mid-upcall.
         d.upcall_batch = [0usize, 3, 7][rng.below(3) as usize];
     }
-    let ssd = match &f.coupled {
-        None => Ssd::new(scenario.ssd.clone()).map_err(|e| format!("swarm device: {e:?}"))?,
-        Some(cc) => Ssd::new_coupled(scenario.ssd.clone(), cc.clone()).map_err(|e| format!("swarm device: {e}"))?,
-    };
+    let ssd = f.device(&scenario.ssd).map_err(|e| format!("swarm device: {e}"))?;
     let part = Partition::new(ssd, f.partition_blocks);
     let user = f.user_blocks;
     let fs = F2fs::format(part, cfg).map_err(|e| format!("swarm mkfs: {e}"))?;

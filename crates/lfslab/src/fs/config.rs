@@ -281,6 +281,10 @@ pub struct FsConfig {
     /// IPLFS mode: the partition is `Layout::iplfs`, sized for a device of
     /// this many blocks; no FS GC; discards at checkpoint.
     pub iplfs_device_blocks: Option<u64>,
+    /// CSGC (with `zoned`: sections on an sFTL device, freed by reset): the
+    /// offloader migrates data segments in the device.
+    #[serde(default)]
+    pub csgc: Option<super::CsgcConfig>,
 }
 
 impl FsConfig {
@@ -319,6 +323,7 @@ impl Default for FsConfig {
             d2fs: None,
             zoned: false,
             iplfs_device_blocks: None,
+            csgc: None,
         }
     }
 }

@@ -28,6 +28,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 mod background;
+mod csgc;
 mod d2fs;
 mod dir;
 mod iplfs;
@@ -36,6 +37,7 @@ mod namespace;
 mod vfs;
 use dir::Dir;
 pub use background::{default_reclaim_segments, MAX_RECLAIM_PREFREE_SEGMENTS};
+pub use csgc::CsgcConfig;
 pub use d2fs::RegionSample;
 pub use mount::MountReport;
 
@@ -125,6 +127,20 @@ pub struct FsStats {
     pub zone_resets: u64,
     /// IPLFS: discard commands logged in checkpoint packs (redone after a crash).
     pub discard_log_entries: u64,
+    /// CSGC: migrate requests offloaded, and the offloader's host time
+    /// preparing them, waiting for completions and applying their updates.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub offload_requests: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub offload_prep_ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub offload_wait_ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub offload_sync_ns: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 macro_rules! fs_stats_since {
@@ -140,7 +156,8 @@ impl FsStats {
             gc_stage_filemap_ns, gc_stage_write_ns, gc_stage_checkpoint_ns, fg_gc_stall_ns, checkpoints, checkpoint_time_ns, discard_cmds,
             discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space, gc_futile,
             upcalls_handled, records_applied, records_skipped, upcall_handler_ns, free_section_faults, fault_stall_ns,
-            write_stalls, write_stall_ns, immediate_discard_blocks, zone_resets, discard_log_entries)
+            write_stalls, write_stall_ns, immediate_discard_blocks, zone_resets, discard_log_entries,
+            offload_requests, offload_prep_ns, offload_wait_ns, offload_sync_ns)
     }
 
     /// FS GC time per section collected, by stage (name, ms), as D2FS
@@ -872,7 +889,17 @@ impl<D: BlockDevice> F2fs<D> {
 
     fn gc_section_inner(&mut self, at: SimTime, secno: u32) -> Result<SimTime, FsError> {
         let spsec = self.layout.segs_per_sec;
-        let segs: Vec<u32> = (secno * spsec..(secno + 1) * spsec).filter(|&s| self.sm.segment_valid(s) > 0).collect();
+        let mut segs: Vec<u32> = (secno * spsec..(secno + 1) * spsec).filter(|&s| self.sm.segment_valid(s) > 0).collect();
+        // CSGC: data segments go to the device's executor (csgc.rs), after
+        // the host's own node segments.
+        let offloaded: Vec<u32> = if self.offloads_gc() {
+            let (data, node): (Vec<u32>, Vec<u32>) =
+                segs.iter().partition(|&&s| !self.sm.segment_log(s).is_some_and(|l| l.is_node()));
+            segs = node;
+            data
+        } else {
+            Vec::new()
+        };
         // do_garbage_collect reads the section's SSA blocks ahead in one go
         // (f2fs_ra_meta_pages(.., META_SSA, ..)).
         let ssa: Vec<u64> = segs.iter().map(|&s| self.layout.ssa_block_of(s)).collect();
@@ -960,6 +987,9 @@ impl<D: BlockDevice> F2fs<D> {
                 self.stats.gc_stage_write_ns += (ready - walked).ns();
                 t = ready;
             }
+        }
+        if !offloaded.is_empty() {
+            t = self.offload_segments(t, &offloaded)?;
         }
         let end = self.write_closed_summaries(t).max(t);
         self.stats.gc_stage_meta_ns += (end - t).ns();

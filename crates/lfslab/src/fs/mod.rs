@@ -16,7 +16,7 @@ pub mod victim;
 pub mod vfs;
 
 pub use config::{D2fsConfig, DiscardPolicy, FsConfig, FsCosts, FsMode, FsTuning, GcStageCosts, IpuPolicy};
-pub use f2fs::{default_reclaim_segments, F2fs, FsError, FsLockStats, FsStats, Ino, MountReport, RegionSample, MAX_RECLAIM_PREFREE_SEGMENTS};
+pub use f2fs::{default_reclaim_segments, CsgcConfig, F2fs, FsError, FsLockStats, FsStats, Ino, MountReport, RegionSample, MAX_RECLAIM_PREFREE_SEGMENTS};
 pub use layout::Layout;
 pub use recovery::{CrashReport, Redo};
 pub use vfs::{FileStat, IoMode, Vfs};

@@ -30,20 +30,31 @@ pub struct FtlStats {
     pub flush_count: u64,
     /// Time the FTL spent reorganising its mapping (Interval Mapping compaction).
     pub mapping_stall_ns: u64,
+    /// Slots the CSGC executor wrote for the host's offloaded migrations:
+    /// filesystem GC writes done in the device, so they count on the host's
+    /// side of the FTL's write amplification.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub offload_write_slots: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl FtlStats {
-    /// Slots programmed to NAND: host data, GC copies and padding.
+    /// Slots programmed to NAND: host data, offloaded migrations, GC copies and padding.
     pub fn nand_write_slots(&self) -> u64 {
-        self.host_write_slots + self.gc_write_slots + self.padding_slots
+        self.host_write_slots + self.offload_write_slots + self.gc_write_slots + self.padding_slots
     }
 
-    /// FTL write amplification: NAND writes / host writes.
+    /// FTL write amplification: NAND writes / writes the host asked for
+    /// (its writes and its offloaded migrations).
     pub fn waf(&self) -> f64 {
-        if self.host_write_slots == 0 {
+        let asked = self.host_write_slots + self.offload_write_slots;
+        if asked == 0 {
             0.0
         } else {
-            self.nand_write_slots() as f64 / self.host_write_slots as f64
+            self.nand_write_slots() as f64 / asked as f64
         }
     }
 
@@ -78,6 +89,7 @@ impl FtlStats {
             buffer_full_waits: self.buffer_full_waits - earlier.buffer_full_waits,
             flush_count: self.flush_count - earlier.flush_count,
             mapping_stall_ns: self.mapping_stall_ns - earlier.mapping_stall_ns,
+            offload_write_slots: self.offload_write_slots - earlier.offload_write_slots,
         }
     }
 }

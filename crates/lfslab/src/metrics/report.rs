@@ -45,6 +45,9 @@ pub struct RunReport {
     /// Present for D2FS runs (d2fs.txt §4-7).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub d2fs: Option<D2fsReport>,
+    /// Present for CSGC runs (csgc.txt §3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub csgc: Option<CsgcReport>,
     pub oracle: OracleStats,
     pub sim: SimReport,
     pub timeseries: Vec<Bucket>,
@@ -195,6 +198,24 @@ impl PartialEq for FsReport {
 /// D2FS: virtual overprovisioning, Coupled GC and upcall activity (device
 /// counters of the measured phase), FTL memory (Table 1) and region
 /// utilisation over the whole run (Fig. 11).
+/// CSGC's offloaded GC (counters of the measured phase): the host
+/// offloader's switches and time, the device executor's work.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CsgcReport {
+    pub offload: bool,
+    pub pipeline_depth: u32,
+    pub piggyback: bool,
+    pub coalesce_window: u32,
+    pub executor_cores: u32,
+    /// FS GC time per block it moved, all stages, in us (csgc.txt Fig. 7a).
+    pub block_migration_us: f64,
+    /// Mean time from a migrate's arrival to its completion, in ms.
+    pub request_ms: f64,
+    /// Descriptor bytes over PCIe per block migrated.
+    pub pcie_bytes_per_block: f64,
+    pub device: crate::ftl::CsdStats,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct D2fsReport {
     /// p_regular and p_v = partition / device capacity.
@@ -379,9 +400,10 @@ impl RunReport {
         let c = &f.counters;
         let _ = writeln!(
             s,
-            "\nftl      WAF {:.3} | host {} NAND {} (GC copies {}, padding {}) | GC {} victims ({}), busy {:.3}s",
+            "\nftl      WAF {:.3} | host {}{} NAND {} (GC copies {}, padding {}) | GC {} victims ({}), busy {:.3}s",
             f.waf,
             fmt_bytes((c.host_write_slots * 4096) as f64),
+            if c.offload_write_slots > 0 { format!(" + offloaded migrations {}", fmt_bytes((c.offload_write_slots * 4096) as f64)) } else { String::new() },
             fmt_bytes((c.nand_write_slots() * 4096) as f64),
             fmt_bytes((c.gc_write_slots * 4096) as f64),
             fmt_bytes((c.padding_slots * 4096) as f64),
@@ -433,6 +455,12 @@ impl RunReport {
                 c.ipu_blocks,
             );
             if let Some(stages) = c.gc_stages_per_section() {
+                let mut stages = stages.to_vec();
+                if c.offload_requests > 0 {
+                    // CSGC: the offloaded segments' host preparation, wait and sync.
+                    let secs = (c.gc_fg_count + c.gc_bg_count) as f64;
+                    stages.push(("offload", (c.offload_prep_ns + c.offload_wait_ns + c.offload_sync_ns) as f64 / secs / 1e6));
+                }
                 let total: f64 = stages.iter().map(|(_, ms)| ms).sum();
                 let parts: Vec<String> =
                     stages.iter().map(|(name, ms)| format!("{name} {:.0}%", 100.0 * ms / total.max(1e-12))).collect();
@@ -464,6 +492,23 @@ impl RunReport {
                 l.cp_rwsem_read.wait_ns as f64 / 1e9,
                 l.cp_rwsem_write.wait_ns as f64 / 1e9,
                 l.curseg_warm_data.wait_ns as f64 / 1e9,
+            );
+        }
+        if let (Some(g), Some(fs)) = (&self.csgc, &self.fs) {
+            let c = &fs.counters;
+            let _ = writeln!(
+                s,
+                "csgc     offload {} (pipeline depth {}, piggyback {}, coalesce window {}, {} executor cores) | {} requests, {} blocks migrated in the device, {:.3} ms each, {:.1} B of descriptors per block | {:.1} us per block moved | host prep {:.3}s, waiting {:.3}s, sync {:.3}s",
+                g.offload, g.pipeline_depth, g.piggyback, g.coalesce_window, g.executor_cores, g.device.requests, g.device.blocks_migrated,
+                g.request_ms, g.pcie_bytes_per_block, g.block_migration_us, c.offload_prep_ns as f64 / 1e9, c.offload_wait_ns as f64 / 1e9,
+                c.offload_sync_ns as f64 / 1e9,
+            );
+        }
+        if let Some(fs) = self.fs.as_ref().filter(|f| f.kind == "csgc") {
+            let _ = writeln!(
+                s,
+                "sftl     {} section resets | the device collects only its page-mapped metadata (IPU) partition; the host frees OPU sections",
+                fs.counters.zone_resets
             );
         }
         if let Some(fs) = self.fs.as_ref().filter(|f| f.kind == "zf2fs") {

@@ -12,6 +12,13 @@
 //!   program 500 us, erase 5 ms, 12.5% OP (32 GB + 4 GB). Layout is FEMU's
 //!   bbssd default (8 channels x 8 LUNs, 1 plane, 256 pages per block);
 //!   FEMU charges no channel transfer time by default.
+//! * `openssd-csgc` — CSGC's Daisy+ OpenSSD (csgc.txt §4): 8 channels x 2
+//!   dies, 4 KiB pages, 512 pages per block, 64 GB of DRAM-emulated flash
+//!   with 7% of it spare (59.5 GB exported, so op = 64/59.5 - 1), device
+//!   GC per 16-block superblock below 5% free superblocks. The paper gives
+//!   no flash timings: they start from FEMU bbssd's defaults (MoatLab/FEMU
+//!   hw/femu/bbssd/ftl.h: read 40 us, program 200 us, erase 2 ms, channel
+//!   free), the FTL it ported; see `Preset::timing` for the calibration.
 
 use super::geometry::Geometry;
 use super::timing::Timing;
@@ -20,15 +27,17 @@ use super::timing::Timing;
 pub enum Preset {
     Samsung970Pro,
     Femu,
+    OpenSsdCsgc,
 }
 
 impl Preset {
-    pub const NAMES: [&'static str; 2] = ["970pro", "femu"];
+    pub const NAMES: [&'static str; 3] = ["970pro", "femu", "openssd-csgc"];
 
     pub fn parse(name: &str) -> Option<Preset> {
         match name {
             "970pro" => Some(Preset::Samsung970Pro),
             "femu" => Some(Preset::Femu),
+            "openssd-csgc" => Some(Preset::OpenSsdCsgc),
             _ => None,
         }
     }
@@ -37,6 +46,7 @@ impl Preset {
         match self {
             Preset::Samsung970Pro => "970pro",
             Preset::Femu => "femu",
+            Preset::OpenSsdCsgc => "openssd-csgc",
         }
     }
 
@@ -45,6 +55,17 @@ impl Preset {
         match self {
             Preset::Samsung970Pro => 0.07,
             Preset::Femu => 0.125,
+            // 64 GB physical, 59.5 GB exported.
+            Preset::OpenSsdCsgc => 64.0 / 59.5 - 1.0,
+        }
+    }
+
+    /// Device GC threshold as a share of all superblocks, when the setup
+    /// states one (csgc.txt §4: 5%); None keeps NVMeVirt's 2 superblocks.
+    pub fn gc_threshold_pct(self) -> Option<f64> {
+        match self {
+            Preset::OpenSsdCsgc => Some(5.0),
+            _ => None,
         }
     }
 
@@ -67,6 +88,15 @@ impl Preset {
                 planes_per_die: 1,
                 blocks_per_plane: 0,
                 pages_per_block: 256,
+                page_bytes: 4096,
+            },
+            Preset::OpenSsdCsgc => Geometry {
+                channels: 8,
+                chips_per_channel: 2,
+                dies_per_chip: 1,
+                planes_per_die: 1,
+                blocks_per_plane: 0,
+                pages_per_block: 512,
                 page_bytes: 4096,
             },
         }
@@ -94,6 +124,20 @@ impl Preset {
                 fw_write_per_4k_ns: 0,
                 fw_read_ns: 0,
             },
+            // FEMU bbssd's NAND latencies (the baseline FTL CSGC ported);
+            // PCIe assumed Gen3 x4 as the 970pro preset (the paper gives
+            // none); 2 us of NVMe-core time per command, the executor's
+            // `nvme_cmd_ns`, so host commands and migrates pay alike.
+            Preset::OpenSsdCsgc => Timing {
+                read_ns: 40_000,
+                program_ns: 200_000,
+                erase_ns: 2_000_000,
+                channel_mbps: 0,
+                pcie_mbps: 3_360,
+                fw_write_ns: 2_000,
+                fw_write_per_4k_ns: 0,
+                fw_read_ns: 2_000,
+            },
         }
     }
 }
@@ -120,6 +164,17 @@ mod tests {
         // 256 GiB * 1.07 / 32 MiB = 8765.44 -> 8766 superblocks.
         assert_eq!(g.blocks_per_plane, 8766);
         assert!(g.validate().is_ok());
+    }
+
+    #[test]
+    fn openssd_csgc_shape() {
+        let mut g = Preset::OpenSsdCsgc.geometry();
+        assert_eq!((g.dies(), g.block_bytes()), (16, 2 << 20));
+        let logical = (59.5 * (1u64 << 30) as f64) as u64;
+        g.blocks_per_plane = blocks_for_capacity(&g, logical, Preset::OpenSsdCsgc.op());
+        // 64 GiB of flash in 32 MiB superblocks (16 blocks).
+        assert_eq!(g.superblock_bytes(), 32 << 20);
+        assert_eq!(g.blocks_per_plane, 2048);
     }
 
     #[test]

@@ -66,6 +66,10 @@ pub struct ScenarioFile {
     /// to the scenario file). The resolved scenario inlines its jobs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fio_job_file: Option<String>,
+    /// CSGC's computational SSD controller (fs.kind = "csgc" only): the
+    /// executor's cores and costs (csgc.txt §3.1, §4; every cost assumed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csd: Option<CsdSection>,
     #[serde(default)]
     pub limits: LimitsSection,
     #[serde(default)]
@@ -74,8 +78,31 @@ pub struct ScenarioFile {
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct CsdSection {
+    /// Controller cores running the migration executor (default 2, csgc.txt §4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executor_cores: Option<u32>,
+    /// NVMe core time per command in ns (default 2000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nvme_cmd_ns: Option<u64>,
+    /// Executor time per migrate request in ns (default 10000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exec_req_ns: Option<u64>,
+    /// Executor time per valid block migrated in ns (default 1000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exec_block_ns: Option<u64>,
+    /// Flash-scheduling core time per submitted flash operation in ns (default 1000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flash_op_ns: Option<u64>,
+    /// Coalescing scheduler window in queued transfers (default 8; 1 = no merging).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coalesce_window: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DeviceSection {
-    /// "970pro" (default) or "femu".
+    /// "970pro" (default), "femu" or "openssd-csgc".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
     /// Exported (logical) capacity in GiB; default 8.
@@ -132,9 +159,14 @@ pub struct FtlSection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_policy: Option<String>,
     /// GC runs while fewer superblocks than this are free (default 2, as
-    /// NVMeVirt's conventional FTL).
+    /// NVMeVirt's conventional FTL; the openssd-csgc preset: 5% of them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_threshold_superblocks: Option<u32>,
+    /// The threshold as a percentage of all superblocks instead (csgc.txt
+    /// §4: "when available superblocks drops below 5%"); exclusive with
+    /// gc_threshold_superblocks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_threshold_pct: Option<f64>,
     /// Write buffer in KiB (default: two program units per die).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_buffer_kib: Option<u64>,
@@ -271,10 +303,33 @@ pub struct JobSection {
 #[serde(deny_unknown_fields)]
 pub struct FsSection {
     /// Filesystem: "f2fs" (default), "d2fs" (F2FS with device-driven GC:
-    /// Coupled GC, migration upcalls, virtual overprovisioning) or "zf2fs"
-    /// (zoned F2FS on a ZNS device with 32 MiB zones = superblocks).
+    /// Coupled GC, migration upcalls, virtual overprovisioning), "zf2fs"
+    /// (zoned F2FS on a ZNS device with 32 MiB zones = superblocks),
+    /// "iplfs", or "csgc" (F2FS whose GC migrates data segments inside an
+    /// sFTL computational SSD; sections = superblocks, default 8 segments).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// CSGC: offload data-segment migration to the device (default true;
+    /// false runs F2FS's own GC over the sFTL device).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offload: Option<bool>,
+    /// CSGC: migrate requests in flight per section (default 2, the
+    /// paper's two-stage pipeline; 1 = none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pipeline_depth: Option<u32>,
+    /// CSGC: piggyback the reverse index on requests (default true; false:
+    /// the executor reads each dnode block from flash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub piggyback: Option<bool>,
+    /// CSGC: host CPU ns per migrate request prepared (default 5000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offload_req_ns: Option<u64>,
+    /// CSGC: host CPU ns per valid block prepared (default 300).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offload_prep_ns_per_block: Option<u64>,
+    /// CSGC: host CPU ns per returned index update applied (default 500).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offload_sync_ns_per_block: Option<u64>,
     /// D2FS: virtual overprovisioning degree of the regular region,
     /// p_regular (default 1.4, d2fs.txt §8.2); the partition is
     /// (p_regular + 1) x the device capacity, the GC region one capacity.

@@ -59,8 +59,26 @@ pub struct FsScenario {
     pub daemon_interval: SimDuration,
     /// Blocks files may fill (mkfs's main area minus overprovisioning).
     pub user_blocks: u64,
-    /// D2FS: the device runs Coupled GC over this partition.
+    /// D2FS: the device runs Coupled GC over this partition (or is the
+    /// ZNS or sFTL device the filesystem frees sections of).
     pub coupled: Option<crate::ftl::CoupledConfig>,
+    /// CSGC: the sFTL device's migration executor.
+    pub csd: Option<crate::ftl::CsdConfig>,
+}
+
+impl FsScenario {
+    /// The device this filesystem runs on: page-mapped, or the block-mapped
+    /// personality `coupled` names, with CSGC's executor when `csd` is set.
+    pub fn device(&self, ssd: &SsdConfig) -> Result<crate::ftl::Ssd, crate::ftl::ConfigError> {
+        let dev = match &self.coupled {
+            None => crate::ftl::Ssd::new(ssd.clone())?,
+            Some(cc) => crate::ftl::Ssd::new_coupled(ssd.clone(), cc.clone())?,
+        };
+        match &self.csd {
+            Some(csd) => dev.with_executor(csd.clone()),
+            None => Ok(dev),
+        }
+    }
 }
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -240,6 +258,24 @@ impl Scenario {
             ));
         }
         geo.page_bytes = page_kib * 1024;
+        // CSGC: a section is one superblock (the OPU partition maps a
+        // section directly onto flash), so the block size follows the
+        // section size unless the scenario sets it: 8 segments on 16 dies
+        // of 4 KiB pages make 256-page (1 MiB) blocks, not the paper's 512.
+        if r.fs.as_ref().is_some_and(|fs| fs.kind.as_deref() == Some("csgc")) && f.device.pages_per_block.is_none() {
+            let segs = r.fs.as_ref().and_then(|fs| fs.segs_per_sec).unwrap_or(CSGC_SEGS_PER_SEC) as u64;
+            let row = geo.dies() as u64 * geo.planes_per_die as u64 * (geo.page_bytes as u64 / SLOT_BYTES);
+            let sec = segs * crate::fs::layout::BLOCKS_PER_SEG as u64;
+            if segs == 0 || !sec.is_multiple_of(row) || sec / row > 65_536 {
+                return Err(ScenarioError::invalid(
+                    "fs.segs_per_sec",
+                    segs,
+                    format!("a CSGC section must fill whole flash pages on all {} dies ({row} blocks per page row)", geo.dies()),
+                ));
+            }
+            geo.pages_per_block = (sec / row) as u32;
+            d.pages_per_block = Some(geo.pages_per_block);
+        }
         for (field, v) in [
             ("device.channels", geo.channels),
             ("device.chips_per_channel", geo.chips_per_channel),
@@ -305,6 +341,19 @@ impl Scenario {
                 "must be a multiple of 4 KiB, at most 16 GiB",
             ));
         }
+        if t.gc_threshold_superblocks.is_some() && t.gc_threshold_pct.is_some() {
+            return Err(ScenarioError::invalid(
+                "ftl.gc_threshold_pct",
+                t.gc_threshold_pct.unwrap_or(0.0),
+                "set either ftl.gc_threshold_pct or ftl.gc_threshold_superblocks, not both",
+            ));
+        }
+        if t.gc_threshold_superblocks.is_none() {
+            if let Some(pct) = t.gc_threshold_pct.or(preset.gc_threshold_pct()) {
+                let pct = finite_in("ftl.gc_threshold_pct", pct, 0.0, 50.0)?;
+                t.gc_threshold_superblocks = Some(((pct / 100.0 * geo.superblocks() as f64).ceil() as u32).max(2));
+            }
+        }
         let ftl = FtlConfig {
             mapping: t.mapping.get_or_insert_with(|| "page".into()).clone(),
             victim_policy: t.gc_policy.get_or_insert_with(|| "greedy".into()).clone(),
@@ -368,6 +417,29 @@ impl Scenario {
             }
             None => None,
         };
+
+        // CSGC's device compute ([csd]) belongs to its sFTL device only.
+        let mut fs = fs;
+        match fs.as_mut().filter(|f| f.config.csgc.is_some()) {
+            Some(f) => {
+                let c = r.csd.get_or_insert_with(Default::default);
+                let d = crate::ftl::CsdConfig::default();
+                let csd = crate::ftl::CsdConfig {
+                    executor_cores: *c.executor_cores.get_or_insert(d.executor_cores),
+                    nvme_cmd_ns: *c.nvme_cmd_ns.get_or_insert(d.nvme_cmd_ns),
+                    exec_req_ns: *c.exec_req_ns.get_or_insert(d.exec_req_ns),
+                    exec_block_ns: *c.exec_block_ns.get_or_insert(d.exec_block_ns),
+                    flash_op_ns: *c.flash_op_ns.get_or_insert(d.flash_op_ns),
+                    coalesce_window: *c.coalesce_window.get_or_insert(d.coalesce_window),
+                };
+                csd.validate().map_err(|e| ScenarioError::invalid(e.field, e.value, e.reason))?;
+                f.csd = Some(csd);
+            }
+            None if r.csd.is_some() => {
+                return Err(ScenarioError::invalid("csd", "(set)", "describes CSGC's computational SSD: set fs.kind = \"csgc\""));
+            }
+            None => {}
+        }
 
         // IPLFS runs on an Interval Mapping FTL exporting its whole partition.
         if let Some(f) = fs.as_ref().filter(|f| f.config.iplfs_device_blocks.is_some()) {
@@ -608,19 +680,34 @@ fn resolve_fs(
     }
     let dirty_expire_s = finite_in("host.dirty_expire_s", *host.dirty_expire_s.get_or_insert(30.0), 0.001, 1e6)?;
     let kind = f.kind.get_or_insert_with(|| "f2fs".into()).clone();
-    let (d2fs, zoned, iplfs) = match kind.as_str() {
-        "f2fs" => (false, false, false),
-        "d2fs" => (true, false, false),
-        "zf2fs" => (false, true, false),
-        "iplfs" => (false, false, true),
+    let (d2fs, zoned, iplfs, csgc) = match kind.as_str() {
+        "f2fs" => (false, false, false, false),
+        "d2fs" => (true, false, false, false),
+        "zf2fs" => (false, true, false, false),
+        "iplfs" => (false, false, true, false),
+        "csgc" => (false, false, false, true),
         _ => {
             return Err(ScenarioError::invalid(
                 "fs.kind",
                 format!("{kind:?}"),
-                "unknown filesystem; valid: f2fs, d2fs, zf2fs, iplfs",
+                "unknown filesystem; valid: f2fs, d2fs, zf2fs, iplfs, csgc",
             ))
         }
     };
+    if !csgc {
+        for (name, set) in [
+            ("offload", f.offload.is_some()),
+            ("pipeline_depth", f.pipeline_depth.is_some()),
+            ("piggyback", f.piggyback.is_some()),
+            ("offload_req_ns", f.offload_req_ns.is_some()),
+            ("offload_prep_ns_per_block", f.offload_prep_ns_per_block.is_some()),
+            ("offload_sync_ns_per_block", f.offload_sync_ns_per_block.is_some()),
+        ] {
+            if set {
+                return Err(ScenarioError::invalid(format!("fs.{name}"), "(set)", "is a CSGC option: set fs.kind = \"csgc\""));
+            }
+        }
+    }
     if !zoned && f.max_active_zones.is_some() {
         return Err(ScenarioError::invalid(
             "fs.max_active_zones",
@@ -637,6 +724,9 @@ fn resolve_fs(
         blocks
     } else if zoned {
         zf2fs_defaults(f, sb_blocks)?;
+        device_blocks
+    } else if csgc {
+        csgc_defaults(f, sb_blocks)?;
         device_blocks
     } else if iplfs {
         iplfs_defaults(f)?;
@@ -674,8 +764,8 @@ fn resolve_fs(
         "off" => DiscardPolicy::Off,
         // D2FS's own policy (d2fs.txt §6.3), set by `d2fs_defaults`.
         "on-invalidate" if d2fs => DiscardPolicy::Immediate,
-        // Zoned F2FS resets each section a checkpoint frees.
-        "zone-reset" if zoned => DiscardPolicy::Immediate,
+        // Zoned F2FS resets each section a checkpoint frees; so does CSGC on sFTL.
+        "zone-reset" if zoned || csgc => DiscardPolicy::Immediate,
         // IPLFS discards what each checkpoint superseded (iplfs.txt).
         "checkpoint" if iplfs => DiscardPolicy::Immediate,
         _ => {
@@ -746,9 +836,25 @@ fn resolve_fs(
         dirty_expire_s,
         track_recovery: false,
         d2fs: None,
-        zoned,
+        zoned: zoned || csgc,
         iplfs_device_blocks: iplfs.then_some(device_blocks),
+        csgc: csgc.then(|| {
+            let d = crate::fs::CsgcConfig::default();
+            crate::fs::CsgcConfig {
+                offload: *f.offload.get_or_insert(d.offload),
+                pipeline_depth: *f.pipeline_depth.get_or_insert(d.pipeline_depth),
+                piggyback: *f.piggyback.get_or_insert(d.piggyback),
+                req_ns: *f.offload_req_ns.get_or_insert(d.req_ns),
+                prep_ns_per_block: *f.offload_prep_ns_per_block.get_or_insert(d.prep_ns_per_block),
+                sync_ns_per_block: *f.offload_sync_ns_per_block.get_or_insert(d.sync_ns_per_block),
+            }
+        }),
     };
+    if let Some(c) = &config.csgc {
+        if c.pipeline_depth == 0 || c.pipeline_depth > 64 {
+            return Err(ScenarioError::invalid("fs.pipeline_depth", c.pipeline_depth, "must be 1..=64 requests in flight"));
+        }
+    }
     let mut config = config;
     // Validate the layout now so a bad partition is a scenario error, not a run failure.
     let layout = config.mkfs(partition_blocks).map_err(|e| {
@@ -787,6 +893,16 @@ fn resolve_fs(
             max_active_zones: 0,
         });
     }
+    if csgc {
+        coupled = Some(crate::ftl::CoupledConfig {
+            partition_blocks,
+            main_start: layout.main_blkaddr,
+            gc_region_start: partition_blocks,
+            records_per_upcall: 1,
+            personality: crate::ftl::MainArea::Sftl,
+            max_active_zones: 0,
+        });
+    }
     if zoned {
         coupled = Some(crate::ftl::CoupledConfig {
             partition_blocks,
@@ -815,6 +931,7 @@ fn resolve_fs(
         daemon_interval: SimDuration::from_secs_f64(daemon_ms / 1000.0),
         user_blocks,
         coupled,
+        csd: None,
     })
 }
 
@@ -959,6 +1076,41 @@ fn zf2fs_defaults(f: &mut FsSection, sb_blocks: u64) -> Result<(), ScenarioError
     f.mode = Some("lfs".into());
     f.ipu_policy = Some("none".into());
     f.discard = Some("zone-reset".into());
+    Ok(())
+}
+
+/// CSGC's default section: 8 segments (csgc.txt §3.2, §5.1).
+const CSGC_SEGS_PER_SEC: u32 = 8;
+
+/// CSGC defaults and checks (csgc.txt §5.1): F2FS in LFS mode over the
+/// whole sFTL device, background GC off, sections = superblocks (the
+/// device resolution sized the blocks for it), freed sections reset.
+fn csgc_defaults(f: &mut FsSection, sb_blocks: u64) -> Result<(), ScenarioError> {
+    let seg = crate::fs::layout::BLOCKS_PER_SEG as u64;
+    let want = (sb_blocks / seg) as u32;
+    if !sb_blocks.is_multiple_of(seg) || *f.segs_per_sec.get_or_insert(want) != want {
+        return Err(ScenarioError::invalid(
+            "fs.segs_per_sec",
+            f.segs_per_sec.unwrap_or(0),
+            format!(
+                "CSGC sections are the device's superblocks ({} KiB with the device's pages_per_block); leave device.pages_per_block unset to size blocks for the section",
+                sb_blocks * 4
+            ),
+        ));
+    }
+    fixed_options(
+        &[
+            ("partition_gib", f.partition_gib.is_none()),
+            ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
+            ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none" || m == "default")),
+            ("discard", f.discard.as_deref().is_none_or(|m| m == "zone-reset")),
+        ],
+        "CSGC's F2FS uses the whole sFTL device, appends only (mode = lfs, no IPU: the OPU partition takes no overwrite) and resets freed sections",
+    )?;
+    f.mode = Some("lfs".into());
+    f.ipu_policy = Some("none".into());
+    f.discard = Some("zone-reset".into());
+    f.bg_gc.get_or_insert(false);
     Ok(())
 }
 

@@ -209,13 +209,12 @@ impl Ssd {
                 let ppn = self.resolve_main(src).0.expect("checked");
                 let die = self.layout.die_of(ppn);
                 let read_done = self.timelines.read(&self.timing, die, exec.sched_free, SLOT_BYTES);
-                self.stats.nand_read_units_gc += 1;
                 let fp = self.store.read(ppn).expect("valid slot holds data");
                 self.invalidate(ppn, src);
                 self.collect_while_low(read_done);
                 let admitted = self.buffer.admit(read_done);
                 self.place_main(dests[k], fp, admitted, req.stream);
-                self.stats.gc_write_slots += 1;
+                self.stats.offload_write_slots += 1;
                 flash_done = flash_done.max(admitted);
                 updates.push((req.rev_index[k], dests[k]));
             }
