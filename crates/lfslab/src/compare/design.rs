@@ -11,6 +11,7 @@ pub struct Design {
     mode: Option<&'static str>,
     discard: Option<&'static str>,
     segs_per_sec: Option<u32>,
+    bg_gc: Option<bool>,
 }
 
 /// Not a design: the workload's scenario as written, its own `[fs]` table
@@ -22,6 +23,7 @@ pub const AS_GIVEN: Design = Design {
     mode: None,
     discard: None,
     segs_per_sec: None,
+    bg_gc: None,
 };
 
 impl Design {
@@ -36,12 +38,13 @@ impl Design {
             mode: self.mode.map(Into::into),
             discard: self.discard.map(Into::into),
             segs_per_sec: self.segs_per_sec,
+            bg_gc: self.bg_gc,
             ..FsSection::default()
         }
     }
 }
 
-pub const DESIGNS: [Design; 6] = [
+pub const DESIGNS: [Design; 8] = [
     Design {
         name: "f2fs",
         description: "F2FS as the D2FS artifact runs it (general_resource/f2fs.sh: mkfs.f2fs -s 16, mount -o mode=lfs): append-only logging, 32 MiB sections, FS GC, discards as soon as a checkpoint frees a section (the artifact's F2FS branch), on a page-mapping FTL",
@@ -49,6 +52,7 @@ pub const DESIGNS: [Design; 6] = [
         mode: Some("lfs"),
         discard: Some("immediate"),
         segs_per_sec: Some(16),
+        bg_gc: None,
     },
     Design {
         name: "f2fs-adaptive",
@@ -57,6 +61,7 @@ pub const DESIGNS: [Design; 6] = [
         mode: Some("adaptive"),
         discard: Some("idle-batched"),
         segs_per_sec: Some(1),
+        bg_gc: None,
     },
     Design {
         name: "f2fs-lfs",
@@ -65,6 +70,7 @@ pub const DESIGNS: [Design; 6] = [
         mode: Some("lfs"),
         discard: Some("immediate"),
         segs_per_sec: Some(1),
+        bg_gc: None,
     },
     Design {
         name: "zf2fs",
@@ -73,6 +79,7 @@ pub const DESIGNS: [Design; 6] = [
         mode: None,
         discard: None,
         segs_per_sec: None,
+        bg_gc: None,
     },
     Design {
         name: "iplfs",
@@ -81,6 +88,7 @@ pub const DESIGNS: [Design; 6] = [
         mode: None,
         discard: None,
         segs_per_sec: None,
+        bg_gc: None,
     },
     Design {
         name: "d2fs",
@@ -89,6 +97,25 @@ pub const DESIGNS: [Design; 6] = [
         mode: None,
         discard: None,
         segs_per_sec: None,
+        bg_gc: None,
+    },
+    Design {
+        name: "f2fs-lfs-s8",
+        description: "F2FS as CSGC's baseline (csgc.txt §5.1): LFS mode, 16 MiB sections of 8 segments, background GC off, stock discard (the idle-time discard thread), on a page-mapping FTL",
+        kind: "f2fs",
+        mode: Some("lfs"),
+        discard: Some("idle-batched"),
+        segs_per_sec: Some(8),
+        bg_gc: Some(false),
+    },
+    Design {
+        name: "csgc",
+        description: "CSGC: F2FS (LFS, 8-segment sections = superblocks, background GC off) whose foreground GC offloads each data segment's migration to a computational SSD, two requests in flight, reverse index piggybacked; sFTL device: page-mapped metadata (IPU) partition with device GC, directly mapped main (OPU) partition freed by the host",
+        kind: "csgc",
+        mode: None,
+        discard: None,
+        segs_per_sec: None,
+        bg_gc: None,
     },
 ];
 

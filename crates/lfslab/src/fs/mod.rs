@@ -30,4 +30,6 @@ pub(crate) mod d2fs_tests;
 #[cfg(test)]
 mod zoned_tests;
 #[cfg(test)]
+mod csgc_tests;
+#[cfg(test)]
 mod iplfs_tests;

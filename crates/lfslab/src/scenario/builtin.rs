@@ -1,7 +1,7 @@
 //! Built-in scenarios, shipped as TOML in the repository's `scenarios/`
 //! folder and embedded here so `lfslab run` works without files.
 
-pub const BUILTIN_NAMES: [&str; 14] = [
+pub const BUILTIN_NAMES: [&str; 15] = [
     "default",
     "bench",
     "femu-hotcold",
@@ -16,6 +16,7 @@ pub const BUILTIN_NAMES: [&str; 14] = [
     "d2fs-ycsb-f",
     "d2fs-tpcc",
     "iplfs-compaction",
+    "csgc-fio",
 ];
 
 /// The TOML text of a built-in scenario.
@@ -35,6 +36,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "d2fs-ycsb-f" => Some(include_str!("../../../../scenarios/d2fs-ycsb-f.toml")),
         "d2fs-tpcc" => Some(include_str!("../../../../scenarios/d2fs-tpcc.toml")),
         "iplfs-compaction" => Some(include_str!("../../../../scenarios/iplfs-compaction.toml")),
+        "csgc-fio" => Some(include_str!("../../../../scenarios/csgc-fio.toml")),
         _ => None,
     }
 }

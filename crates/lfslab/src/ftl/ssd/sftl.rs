@@ -192,6 +192,10 @@ impl Ssd {
         let offsets: Vec<u32> = req.valid_offsets().collect();
         let dests: Vec<Lpn> = req.destinations().collect();
         let mut updates = Vec::with_capacity(offsets.len());
+        // Pass 1: the reads, submitted as the executor prepares each block
+        // (they queue per die ahead of this request's programs, as the
+        // FTL's own GC reads a victim before copying it).
+        let mut read = Vec::with_capacity(offsets.len());
         let mut i = 0;
         while i < offsets.len() {
             // One submitted operation: consecutive source blocks queued
@@ -204,21 +208,25 @@ impl Ssd {
             exec.sched_free = exec.sched_free.max(cpu) + SimDuration(cfg.flash_op_ns);
             exec.stats.read_ops += 1;
             exec.stats.block_reads += (j - i) as u64;
-            for k in i..j {
-                let src = Lpn(req.segment.0 + offsets[k] as u64);
+            for &off in &offsets[i..j] {
+                let src = Lpn(req.segment.0 + off as u64);
                 let ppn = self.resolve_main(src).0.expect("checked");
                 let die = self.layout.die_of(ppn);
-                let read_done = self.timelines.read(&self.timing, die, exec.sched_free, SLOT_BYTES);
-                let fp = self.store.read(ppn).expect("valid slot holds data");
-                self.invalidate(ppn, src);
-                self.collect_while_low(read_done);
-                let admitted = self.buffer.admit(read_done);
-                self.place_main(dests[k], fp, admitted, req.stream);
-                self.stats.offload_write_slots += 1;
-                flash_done = flash_done.max(admitted);
-                updates.push((req.rev_index[k], dests[k]));
+                read.push((src, ppn, self.timelines.read(&self.timing, die, exec.sched_free, SLOT_BYTES)));
             }
             i = j;
+        }
+        // Pass 2: each block into its destination slot once read, through
+        // the write buffer and unit programming as host data.
+        for (k, &(src, ppn, read_done)) in read.iter().enumerate() {
+            let fp = self.store.read(ppn).expect("valid slot holds data");
+            self.invalidate(ppn, src);
+            self.collect_while_low(read_done);
+            let admitted = self.buffer.admit(read_done);
+            self.place_main(dests[k], fp, admitted, req.stream);
+            self.stats.offload_write_slots += 1;
+            flash_done = flash_done.max(admitted);
+            updates.push((req.rev_index[k], dests[k]));
         }
         let programs = self.stats.nand_program_units - programs_before;
         exec.sched_free += SimDuration(cfg.flash_op_ns * programs);
