@@ -129,19 +129,12 @@ pub struct FsStats {
     pub discard_log_entries: u64,
     /// CSGC: migrate requests offloaded, and the offloader's host time
     /// preparing them, waiting for completions and applying their updates.
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub offload_requests: u64,
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub offload_prep_ns: u64,
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub offload_wait_ns: u64,
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub offload_sync_ns: u64,
 }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
 
 macro_rules! fs_stats_since {
     ($a:expr, $b:expr, $($f:ident),*) => { FsStats { $($f: $a.$f - $b.$f),* } };

@@ -33,13 +33,9 @@ pub struct FtlStats {
     /// Slots the CSGC executor wrote for the host's offloaded migrations:
     /// filesystem GC writes done in the device, so they count on the host's
     /// side of the FTL's write amplification.
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub offload_write_slots: u64,
 }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
 
 impl FtlStats {
     /// Slots programmed to NAND: host data, offloaded migrations, GC copies and padding.
