@@ -157,3 +157,38 @@ fn f2fs_kernel_knobs_follow_the_represented_volume() {
     let e = err_of(&format!("volume_scale = 0\n{base}"));
     assert!(e.to_string().contains("volume_scale"), "{e}");
 }
+
+#[test]
+fn csgc_sizes_blocks_for_its_sections_and_rejects_misplaced_options() {
+    let base = "[device]\npreset = \"openssd-csgc\"\ncapacity_gib = 4\n[[job]]\nrw = \"randwrite\"\nsize = \"50%\"\n";
+    let s = Scenario::from_toml_str(&format!("{base}[fs]\nkind = \"csgc\"\n")).unwrap();
+    // 8 segments of 512 blocks on 16 dies of 4 KiB pages: 256-page blocks.
+    assert_eq!(s.ssd.geometry.pages_per_block, 256);
+    assert_eq!(s.ssd.geometry.slots_per_superblock(), 8 * 512);
+    let fs = s.fs.as_ref().unwrap();
+    assert_eq!(fs.config.segs_per_sec, 8);
+    assert!(fs.config.zoned && !fs.config.bg_gc && fs.csd.is_some());
+    assert_eq!(fs.coupled.as_ref().unwrap().personality, crate::ftl::MainArea::Sftl);
+    // 5% of the superblocks (csgc.txt §4), from the preset.
+    let sbs = s.ssd.geometry.superblocks() as f64;
+    assert_eq!(s.ssd.ftl.gc_threshold_superblocks, (0.05 * sbs).ceil() as u32);
+    let s = Scenario::from_toml_str(&format!("{base}[fs]\nkind = \"csgc\"\nsegs_per_sec = 2\n")).unwrap();
+    assert_eq!(s.ssd.geometry.pages_per_block, 64);
+    let cases = [
+        (format!("{base}[fs]\nkind = \"f2fs\"\noffload = false\n"), "fs.offload"),
+        (format!("{base}[fs]\nkind = \"f2fs\"\n[csd]\nexecutor_cores = 2\n"), "csd"),
+        (format!("{base}[fs]\nkind = \"csgc\"\n[csd]\ncoalesce_window = 0\n"), "csd.coalesce_window"),
+        (format!("{base}[fs]\nkind = \"csgc\"\npipeline_depth = 0\n"), "fs.pipeline_depth"),
+        (format!("{base}[fs]\nkind = \"csgc\"\nmode = \"adaptive\"\n"), "fs.mode"),
+        (format!("{base}[fs]\nkind = \"csgc\"\nsegs_per_sec = 3\n"), "fs.segs_per_sec"),
+        ("[device]\npreset = \"openssd-csgc\"\ncapacity_gib = 4\npages_per_block = 512\n[fs]\nkind = \"csgc\"\nsegs_per_sec = 8\n[[job]]\nsize = \"50%\"\n".to_string(), "fs.segs_per_sec"),
+        (format!("{base}[ftl]\ngc_threshold_pct = 5\ngc_threshold_superblocks = 4\n"), "ftl.gc_threshold_pct"),
+        (format!("{base}[ftl]\ngc_threshold_pct = 80\n"), "ftl.gc_threshold_pct"),
+    ];
+    for (text, field) in cases {
+        match err_of(&text) {
+            ScenarioError::Invalid { field: f, .. } => assert_eq!(f, field, "{text}"),
+            e => panic!("{text}: {e}"),
+        }
+    }
+}

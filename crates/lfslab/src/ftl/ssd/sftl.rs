@@ -166,7 +166,7 @@ impl Ssd {
 
     /// Execute one migrate arriving at `at` (csgc.txt §3.1-3.2); see the module doc.
     pub fn migrate(&mut self, at: SimTime, req: &MigrateRequest) -> Result<(SimTime, MigrateResult), Status> {
-        if !self.coupled.as_deref().is_some_and(|c| c.exec.is_some()) {
+        if self.coupled.as_deref().is_none_or(|c| c.exec.is_none()) {
             return Err(Status::InvalidOpcode);
         }
         self.check_migrate(req)?;
