@@ -6,11 +6,16 @@ use super::d2fs_tests::{fio_like_sized, geometry};
 use super::f2fs_tests::stress_on;
 use super::*;
 use crate::ftl::{mapping_checker, CoupledConfig, CsdConfig, MainArea, Ssd};
+use crate::sim::SimTime;
 
 /// 256 MiB, sections of two segments (one 4-die superblock of 256 pages).
 const CAPACITY_BLOCKS: u64 = 256 << 8;
 
 fn csgc(cfg: CsgcConfig) -> F2fs<Ssd> {
+    csgc_tracked(cfg, false)
+}
+
+fn csgc_tracked(cfg: CsgcConfig, track_recovery: bool) -> F2fs<Ssd> {
     let geometry = geometry(CAPACITY_BLOCKS);
     let segs = geometry.slots_per_superblock() / 512;
     let layout = Layout::mkfs(CAPACITY_BLOCKS, segs, None).unwrap();
@@ -34,6 +39,7 @@ fn csgc(cfg: CsgcConfig) -> F2fs<Ssd> {
         bg_gc: false,
         zoned: true,
         csgc: Some(cfg),
+        track_recovery,
         ..FsConfig::default()
     };
     F2fs::format(ssd, fs_cfg).unwrap()
@@ -95,5 +101,41 @@ fn the_pipeline_and_piggybacking_change_time_not_data() {
 #[test]
 fn csgc_file_operations_stay_consistent() {
     let fs = stress_on(5, csgc(CsgcConfig::default()), 6_000, |_, _, _| {});
+    mapping_checker::check(&fs.dev).unwrap();
+}
+
+#[test]
+fn a_power_cut_after_migration_before_the_checkpoint_loses_nothing() {
+    let mut fs = csgc_tracked(CsgcConfig::default(), true);
+    let size = CAPACITY_BLOCKS * 4 / 10;
+    let (ino, mut t) = fs.create(SimTime::ZERO, fs.root(), "f").unwrap();
+    let tag = |n: u64, off: u64| crate::oracle::DataTag(n).block(off);
+    for off in (0..size).step_by(256) {
+        let n = 256.min(size - off);
+        t = fs.write(t, ino, off, &(0..n).map(|i| tag(1, off + i)).collect::<Vec<_>>()).unwrap();
+    }
+    t = fs.fsync(t, ino).unwrap();
+    t = fs.checkpoint(t);
+    // Overwrite every third block: sections left two-thirds valid.
+    for off in (0..size).step_by(3) {
+        t = fs.write(t, ino, off, &[tag(2, off)]).unwrap();
+    }
+    t = fs.fsync(t, ino).unwrap();
+    let before = fs.stats().offload_requests;
+    let cps = fs.stats().checkpoints;
+    t = fs.collect_greedy_victim_for_test(t).expect("a victim with invalid blocks");
+    assert!(fs.stats().offload_requests > before, "the victim's data segments were offloaded");
+    assert_eq!(fs.stats().checkpoints, cps, "no checkpoint yet: the updates live only in host memory");
+    let r = fs.crash_check(t, true).unwrap();
+    assert!(r.blocks_checked > 1000, "{r:?}");
+    assert_eq!(r.blocks_lost, 0, "cut after the migrate, before its checkpoint: {:?}", r.first_loss);
+    // An fsync after the GC promises the moved blocks at their new addresses.
+    t = fs.write(t, ino, 1, &[tag(3, 1)]).unwrap();
+    t = fs.fsync(t, ino).unwrap();
+    let r = fs.crash_check(t, true).unwrap();
+    assert_eq!(r.blocks_lost, 0, "cut after a later fsync: {:?}", r.first_loss);
+    t = fs.checkpoint(t);
+    let r = fs.crash_check(t, true).unwrap();
+    assert_eq!(r.blocks_lost, 0, "cut after the checkpoint freed the victim: {:?}", r.first_loss);
     mapping_checker::check(&fs.dev).unwrap();
 }

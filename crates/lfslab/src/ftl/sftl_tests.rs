@@ -76,7 +76,7 @@ fn migrate_moves_valid_blocks_to_their_destinations() {
     assert_eq!(res.updates, vec![(1003, dest), (1004, Lpn(dest.0 + 1)), (1005, Lpn(dest.0 + 2)), (1200, Lpn(dest.0 + 3))]);
     for (i, k) in [3u64, 4, 5, 200].iter().enumerate() {
         assert_eq!(ssd.peek_direct(Lpn(dest.0 + i as u64)), Some(DataTag(7).block(*k)), "block {k} moved");
-        assert_eq!(ssd.peek_direct(Lpn(META + k)), None, "source {k} invalidated");
+        assert_eq!(ssd.peek_direct(Lpn(META + k)), Some(DataTag(7).block(*k)), "source {k} kept until its section is reset");
     }
     let s = ssd.csd_stats().unwrap();
     assert_eq!((s.requests, s.blocks_migrated), (1, 4));
@@ -84,6 +84,8 @@ fn migrate_moves_valid_blocks_to_their_destinations() {
     assert_eq!((s.read_ops, s.block_reads), (2, 4));
     // The host frees the emptied section; the device erases it, no device GC of main sections.
     BlockDevice::reset_zone(&mut ssd, done, Lpn(META), SEC as u32);
+    assert_eq!(ssd.peek_direct(Lpn(META + 3)), None, "the reset erased the sources");
+    assert_eq!(ssd.peek_direct(dest), Some(DataTag(7).block(3)));
     assert_eq!(ssd.stats().gc_count, 0);
     mapping_checker::check(&ssd).unwrap();
 }

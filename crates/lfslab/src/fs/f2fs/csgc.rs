@@ -17,6 +17,18 @@
 //! segment j+1 (and synchronises segment j-1) while the device migrates
 //! segment j. With depth 1 each segment waits for the previous one.
 //!
+//! Crash safety: a power cut after a migrate's completion and before the
+//! host has applied its updates and checkpointed loses nothing. The last
+//! checkpoint's dnodes still point at the source blocks, and the source
+//! section is reset only after a checkpoint has made the new addresses
+//! durable (it stays prefree until then), so recovery finds the old
+//! copies. An fsync after the GC writes dnodes naming the destinations,
+//! which the device holds by then (programmed, or in its power-loss-
+//! protected buffer). In lfslab a migrate and the application of its
+//! updates happen in one call, so a cut lands before or after both; the
+//! test `a_power_cut_after_migration_before_the_checkpoint_loses_nothing`
+//! cuts in the window before the checkpoint.
+//!
 //! Stated simplifications: node segments keep F2FS's own path (node pages
 //! are in host memory; a node block's content names its address in lfslab,
 //! so it is rewritten, not copied); the chunk allocator of §3.2 is not a
@@ -150,6 +162,17 @@ impl<D: BlockDevice> F2fs<D> {
             host = self.offload_sync(host, r, &cfg);
         }
         Ok(host)
+    }
+
+    /// Collect one victim section now, without the checkpoint foreground GC
+    /// takes after it: the window between a migrate's completion and the
+    /// checkpoint that makes its updates durable, for the crash tests.
+    #[cfg(test)]
+    pub(crate) fn collect_greedy_victim_for_test(&mut self, at: SimTime) -> Option<SimTime> {
+        use crate::fs::victim::SectionVictim;
+        let cands = self.sm.victim_candidates();
+        let victim = crate::fs::victim::Greedy.select(&cands, self.layout.blocks_per_sec())?;
+        Some(self.gc_section(at, victim).expect("test volume has room"))
     }
 
     /// Wait for a request's completion and apply its updates.

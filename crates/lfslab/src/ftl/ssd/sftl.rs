@@ -22,10 +22,10 @@
 //!   tasks are merged into one submitted operation, which pays
 //!   `flash_op_ns` once. Programs are submitted per program unit.
 //!
-//! Functionally each valid block's content moves from its slot to the slot
-//! of its destination LBA (the OPU partition's direct mapping), the source
-//! is invalidated, and the completion returns each reverse-index entry with
-//! its new LBA. Simplifications, stated: the paper gives no executor
+//! Functionally each valid block's content is copied from its slot to the
+//! slot of its destination LBA (the OPU partition's direct mapping); the
+//! source keeps its data until the host resets its section, and the
+//! completion returns each reverse-index entry with its new LBA. Simplifications, stated: the paper gives no executor
 //! costs, window size or wire format (see `CsdConfig` and `nvme::migrate`);
 //! merging saves scheduler time only, since consecutive blocks of a section
 //! stripe over different dies and are read in parallel anyway.
@@ -218,9 +218,12 @@ impl Ssd {
         }
         // Pass 2: each block into its destination slot once read, through
         // the write buffer and unit programming as host data.
-        for (k, &(src, ppn, read_done)) in read.iter().enumerate() {
+        // The sources stay as they are: the OPU partition maps each LBA to
+        // its slot directly, so a source keeps its data until the host
+        // resets its section, after a checkpoint has made the new addresses
+        // durable. A power cut before that recovers the old copies.
+        for (k, &(_, ppn, read_done)) in read.iter().enumerate() {
             let fp = self.store.read(ppn).expect("valid slot holds data");
-            self.invalidate(ppn, src);
             self.collect_while_low(read_done);
             let admitted = self.buffer.admit(read_done);
             self.place_main(dests[k], fp, admitted, req.stream);
