@@ -1,7 +1,7 @@
 //! Built-in scenarios, shipped as TOML in the repository's `scenarios/`
 //! folder and embedded here so `lfslab run` works without files.
 
-pub const BUILTIN_NAMES: [&str; 15] = [
+pub const BUILTIN_NAMES: [&str; 19] = [
     "default",
     "bench",
     "femu-hotcold",
@@ -17,6 +17,10 @@ pub const BUILTIN_NAMES: [&str; 15] = [
     "d2fs-tpcc",
     "iplfs-compaction",
     "csgc-fio",
+    "csgc-fileserver",
+    "csgc-varmail",
+    "csgc-ycsb-a",
+    "csgc-ycsb-f",
 ];
 
 /// The TOML text of a built-in scenario.
@@ -37,6 +41,10 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "d2fs-tpcc" => Some(include_str!("../../../../scenarios/d2fs-tpcc.toml")),
         "iplfs-compaction" => Some(include_str!("../../../../scenarios/iplfs-compaction.toml")),
         "csgc-fio" => Some(include_str!("../../../../scenarios/csgc-fio.toml")),
+        "csgc-fileserver" => Some(include_str!("../../../../scenarios/csgc-fileserver.toml")),
+        "csgc-varmail" => Some(include_str!("../../../../scenarios/csgc-varmail.toml")),
+        "csgc-ycsb-a" => Some(include_str!("../../../../scenarios/csgc-ycsb-a.toml")),
+        "csgc-ycsb-f" => Some(include_str!("../../../../scenarios/csgc-ycsb-f.toml")),
         _ => None,
     }
 }
