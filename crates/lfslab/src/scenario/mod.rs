@@ -1055,14 +1055,21 @@ fn iplfs_defaults(f: &mut FsSection) -> Result<(), ScenarioError> {
 /// superblock; F2FS on zoned devices runs LFS only): sections are zones,
 /// freed sections are reset. The partition is the whole device.
 fn zf2fs_defaults(f: &mut FsSection, sb_blocks: u64) -> Result<(), ScenarioError> {
+    superblock_sections(
+        f,
+        sb_blocks,
+        format!("zoned F2FS sections are the device's zones ({} KiB superblocks)", sb_blocks * 4),
+        "zoned F2FS uses the whole device, appends only (mode = lfs, no IPU) and resets freed zones",
+    )
+}
+
+/// Zoned F2FS and CSGC: a section is one device superblock, the filesystem
+/// takes the whole device, appends only and resets the sections it frees.
+fn superblock_sections(f: &mut FsSection, sb_blocks: u64, sections: String, options: &str) -> Result<(), ScenarioError> {
     let seg = crate::fs::layout::BLOCKS_PER_SEG as u64;
     let want = (sb_blocks / seg) as u32;
     if !sb_blocks.is_multiple_of(seg) || *f.segs_per_sec.get_or_insert(want) != want {
-        return Err(ScenarioError::invalid(
-            "fs.segs_per_sec",
-            f.segs_per_sec.unwrap_or(0),
-            format!("zoned F2FS sections are the device's zones ({} KiB superblocks)", sb_blocks * 4),
-        ));
+        return Err(ScenarioError::invalid("fs.segs_per_sec", f.segs_per_sec.unwrap_or(0), sections));
     }
     fixed_options(
         &[
@@ -1071,7 +1078,7 @@ fn zf2fs_defaults(f: &mut FsSection, sb_blocks: u64) -> Result<(), ScenarioError
             ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none" || m == "default")),
             ("discard", f.discard.as_deref().is_none_or(|m| m == "zone-reset")),
         ],
-        "zoned F2FS uses the whole device, appends only (mode = lfs, no IPU) and resets freed zones",
+        options,
     )?;
     f.mode = Some("lfs".into());
     f.ipu_policy = Some("none".into());
@@ -1086,30 +1093,15 @@ const CSGC_SEGS_PER_SEC: u32 = 8;
 /// whole sFTL device, background GC off, sections = superblocks (the
 /// device resolution sized the blocks for it), freed sections reset.
 fn csgc_defaults(f: &mut FsSection, sb_blocks: u64) -> Result<(), ScenarioError> {
-    let seg = crate::fs::layout::BLOCKS_PER_SEG as u64;
-    let want = (sb_blocks / seg) as u32;
-    if !sb_blocks.is_multiple_of(seg) || *f.segs_per_sec.get_or_insert(want) != want {
-        return Err(ScenarioError::invalid(
-            "fs.segs_per_sec",
-            f.segs_per_sec.unwrap_or(0),
-            format!(
-                "CSGC sections are the device's superblocks ({} KiB with the device's pages_per_block); leave device.pages_per_block unset to size blocks for the section",
-                sb_blocks * 4
-            ),
-        ));
-    }
-    fixed_options(
-        &[
-            ("partition_gib", f.partition_gib.is_none()),
-            ("mode", f.mode.as_deref().is_none_or(|m| m == "lfs")),
-            ("ipu_policy", f.ipu_policy.as_deref().is_none_or(|m| m == "none" || m == "default")),
-            ("discard", f.discard.as_deref().is_none_or(|m| m == "zone-reset")),
-        ],
+    superblock_sections(
+        f,
+        sb_blocks,
+        format!(
+            "CSGC sections are the device's superblocks ({} KiB with the device's pages_per_block); leave device.pages_per_block unset to size blocks for the section",
+            sb_blocks * 4
+        ),
         "CSGC's F2FS uses the whole sFTL device, appends only (mode = lfs, no IPU: the OPU partition takes no overwrite) and resets freed sections",
     )?;
-    f.mode = Some("lfs".into());
-    f.ipu_policy = Some("none".into());
-    f.discard = Some("zone-reset".into());
     f.bg_gc.get_or_insert(false);
     Ok(())
 }
