@@ -212,7 +212,7 @@ impl Ssd {
                 let src = Lpn(req.segment.0 + off as u64);
                 let ppn = self.resolve_main(src).0.expect("checked");
                 let die = self.layout.die_of(ppn);
-                read.push((src, ppn, self.timelines.read(&self.timing, die, exec.sched_free, SLOT_BYTES)));
+                read.push((ppn, self.timelines.read(&self.timing, die, exec.sched_free, SLOT_BYTES)));
             }
             i = j;
         }
@@ -222,7 +222,7 @@ impl Ssd {
         // its slot directly, so a source keeps its data until the host
         // resets its section, after a checkpoint has made the new addresses
         // durable. A power cut before that recovers the old copies.
-        for (k, &(_, ppn, read_done)) in read.iter().enumerate() {
+        for (k, &(ppn, read_done)) in read.iter().enumerate() {
             let fp = self.store.read(ppn).expect("valid slot holds data");
             self.collect_while_low(read_done);
             let admitted = self.buffer.admit(read_done);
