@@ -76,8 +76,9 @@ pub enum Metric {
     OpLatencyMs(&'static str, u32),
     /// That latency relative to the same operation's on another run.
     OpLatencyRelativeTo(&'static str, u32, &'static str),
-    /// Application data written in the measured phase (GB, 10^9 B).
-    AppWriteGb,
+    /// Application data written per second of the measured phase (MB/s,
+    /// 10^6 B): the same at every --scale, as time scales with the volume.
+    AppWriteMbPerS,
     /// That relative to another run's (by label).
     AppWriteRelativeTo(&'static str),
     /// FS GC time per block it moved, all stages (us; CSGC Fig. 7a).
@@ -167,7 +168,7 @@ impl Metric {
             Metric::OpsRelativeTo(l) => format!("operations per second vs {l} (x)"),
             Metric::OpLatencyMs(op, p) => format!("{op} {} latency (ms)", pct_label(p)),
             Metric::OpLatencyRelativeTo(op, p, l) => format!("{op} {} latency vs {l} (x)", pct_label(p)),
-            Metric::AppWriteGb => "application data written (GB)".into(),
+            Metric::AppWriteMbPerS => "application data written (MB/s)".into(),
             Metric::AppWriteRelativeTo(l) => format!("application data written vs {l} (x)"),
             Metric::BlockMigrationUs => "FS GC time per block moved (us)".into(),
             Metric::FtlWaf => "FTL write amplification".into(),
@@ -252,7 +253,7 @@ impl Metric {
                 let other = c.runs.iter().find(|r| r.design == l)?;
                 op_latency(rep, op, p)? / op_latency(&other.report, op, p)?
             }
-            Metric::AppWriteGb => app_written(rep)? / 1e9,
+            Metric::AppWriteMbPerS => app_written(rep)? / 1e6 / rep.sim.measured_sim_time_s.max(1e-9),
             Metric::AppWriteRelativeTo(l) => {
                 let other = c.runs.iter().find(|r| r.design == l)?;
                 app_written(rep)? / app_written(&other.report)?
@@ -647,7 +648,7 @@ pub const EXPERIMENTS: [Experiment; 16] = [
             Variant { label: "uniform-f2fs-immediate", design: "f2fs-lfs-s8", workload: None, set: &["fs.discard=immediate"] },
         ],
         paper: &[
-            PaperValue { design: "uniform-iplfs", metric: Metric::AppWriteGb, paper: 21.25, source: "§5.3: IPLFS wrote 85 GB in 300 s (the calibration anchor; 21.25 GB in 75 s at 1/4, --scale 4 for 85)" },
+            PaperValue { design: "uniform-iplfs", metric: Metric::AppWriteMbPerS, paper: 283.3, source: "§5.3: IPLFS wrote 85 GB in 300 s (the calibration anchor)" },
             PaperValue { design: "uniform-csgc", metric: Metric::AppWriteRelativeTo("uniform-iplfs"), paper: 1.27, source: "§5.3: CSGC wrote 108 GB vs IPLFS 85 GB in 300 s" },
             PaperValue { design: "uniform-csgc", metric: Metric::SteadyIopsRelativeTo("uniform-f2fs"), paper: 2.76, source: "§5.2: CSGC outperforms F2FS by 2.76x on average over six workloads (Fig. 4; per-bar values are not in the text)" },
             PaperValue { design: "skewed-csgc", metric: Metric::SteadyIopsRelativeTo("skewed-f2fs"), paper: 2.76, source: "§5.2: (as above, the average of six bars)" },
@@ -657,7 +658,7 @@ pub const EXPERIMENTS: [Experiment; 16] = [
         ],
         charts: &[
             Chart { title: "Fig. 4 (fio): throughput relative to F2FS", y_label: "x", metrics: &[Metric::SteadyIopsRelativeTo("uniform-f2fs")] },
-            Chart { title: "Application data written", y_label: "GB", metrics: &[Metric::AppWriteGb] },
+            Chart { title: "Application data written per second", y_label: "MB/s", metrics: &[Metric::AppWriteMbPerS] },
             Chart { title: "Write amplification", y_label: "x", metrics: &[Metric::TotalWaf, Metric::FtlWaf] },
             Chart { title: "FS GC time per block moved", y_label: "us", metrics: &[Metric::BlockMigrationUs] },
         ],
@@ -753,8 +754,8 @@ pub const EXPERIMENTS: [Experiment; 16] = [
             Variant { label: "z1.1-csgc", design: "csgc", workload: None, set: &["job.0.random_distribution=zipf:1.1"] },
         ],
         paper: &[
-            PaperValue { design: "uniform-iplfs", metric: Metric::AppWriteGb, paper: 21.25, source: "§5.3: IPLFS wrote 85 GB in 300 s (at 1/4)" },
-            PaperValue { design: "uniform-csgc", metric: Metric::AppWriteGb, paper: 27.0, source: "§5.3: CSGC wrote 108 GB in 300 s (at 1/4)" },
+            PaperValue { design: "uniform-iplfs", metric: Metric::AppWriteMbPerS, paper: 283.3, source: "§5.3: IPLFS wrote 85 GB in 300 s" },
+            PaperValue { design: "uniform-csgc", metric: Metric::AppWriteMbPerS, paper: 360.0, source: "§5.3: CSGC wrote 108 GB in 300 s" },
         ],
         charts: &[
             Chart { title: "Fig. 8a: throughput by skew", y_label: "IOPS relative to uniform F2FS", metrics: &[Metric::SteadyIopsRelativeTo("uniform-f2fs")] },
