@@ -4,7 +4,7 @@
 use crate::stdout::{out, outln};
 use anyhow::{bail, Context};
 use lfslab::compare::{self, Comparison, Design, Experiment, EXPERIMENTS};
-use lfslab::scenario::{builtin, Scenario, ScenarioFile, BUILTIN_NAMES};
+use lfslab::scenario::{Scenario, ScenarioFile};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -39,18 +39,7 @@ pub fn jobs_or_cores(jobs: Option<usize>) -> usize {
 }
 
 fn load_workload(name: &str, set: &[String]) -> Result<(ScenarioFile, PathBuf), Usage> {
-    let path = Path::new(name);
-    let (text, base) = if path.is_file() {
-        let text = lfslab::scenario::load_input(path).map_err(Usage)?;
-        (text, path.parent().map(Path::to_path_buf).unwrap_or_default())
-    } else if let Some(t) = builtin(name) {
-        (t.to_string(), PathBuf::from("."))
-    } else {
-        return Err(Usage(format!(
-            "workload {name:?} is neither a readable scenario file nor a built-in (built-ins: {})",
-            BUILTIN_NAMES.join(", ")
-        )));
-    };
+    let (text, base) = lfslab::scenario::source_text(name, "workload").map_err(Usage)?;
     let f = Scenario::file_from_toml_with(&text, set).map_err(|e| Usage(format!("{name}: {e}")))?;
     Ok((f, base))
 }

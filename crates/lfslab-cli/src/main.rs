@@ -167,19 +167,8 @@ enum Command {
 
 fn load(name: Option<&str>, set: &[String], seed: Option<u64>) -> Result<Scenario, String> {
     let name = name.unwrap_or("default");
-    let path = Path::new(name);
-    let (text, base) = if path.is_file() {
-        // A fio job file or iolog runs as given, wrapped in a scenario.
-        let text = lfslab::scenario::load_input(path)?;
-        (text, path.parent().map(Path::to_path_buf).unwrap_or_default())
-    } else if let Some(t) = builtin(name) {
-        (t.to_string(), PathBuf::from("."))
-    } else {
-        return Err(format!(
-            "scenario {name:?} is neither a readable file nor a built-in (built-ins: {})",
-            BUILTIN_NAMES.join(", ")
-        ));
-    };
+    // A fio job file or iolog runs as given, wrapped in a scenario.
+    let (text, base) = lfslab::scenario::source_text(name, "scenario")?;
     let s = Scenario::from_toml_str_in(&text, set, &base).map_err(|e| format!("{name}: {e}"))?;
     Ok(match seed {
         Some(seed) => s.with_seed(seed),

@@ -1238,6 +1238,25 @@ pub fn load_input(path: &Path) -> Result<String, String> {
     scenario_text_for(path, &read_input(path, JOB_FILE_LIMIT)?)
 }
 
+/// The scenario text `name` stands for, and the folder its relative paths
+/// resolve in: a readable file (a scenario, fio job file or iolog, as
+/// `load_input` wraps it), else a built-in. `what` names it in the error
+/// ("scenario", "workload").
+pub fn source_text(name: &str, what: &str) -> Result<(String, std::path::PathBuf), String> {
+    let path = Path::new(name);
+    if path.is_file() {
+        let text = load_input(path)?;
+        return Ok((text, path.parent().map(Path::to_path_buf).unwrap_or_default()));
+    }
+    match builtin(name) {
+        Some(t) => Ok((t.to_string(), std::path::PathBuf::from("."))),
+        None => Err(format!(
+            "{what} {name:?} is neither a readable scenario file nor a built-in (built-ins: {})",
+            BUILTIN_NAMES.join(", ")
+        )),
+    }
+}
+
 /// Largest scenario or fio job file read (they are a few KiB).
 pub const JOB_FILE_LIMIT: u64 = 16 << 20;
 /// Largest iolog read: about 20 M operations.
