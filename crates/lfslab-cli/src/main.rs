@@ -131,6 +131,22 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Run a sweep file (base scenario, [grid] of settings, designs, seeds)
+    /// on a local process pool or on Ray; writes sweep.csv and sweep.html.
+    /// Runs through the Python package (pip install ./crates/lfslab-py).
+    Sweep {
+        /// The sweep file (TOML: base, [grid], designs, seeds, scale).
+        file: PathBuf,
+        /// Run on Ray: a cluster address, or none for a local Ray instance.
+        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        ray: Option<String>,
+        /// Output directory (default lfslab-out/<file stem>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Local backend: worker processes (default: the cores).
+        #[arg(long)]
+        workers: Option<usize>,
+    },
     /// Print a built-in scenario (or list them).
     Scenario {
         /// A built-in scenario's name (omit to list them).
@@ -245,6 +261,7 @@ fn run_cli(cli: Cli) -> ExitCode {
             },
         },
         Command::Swarm { design, seeds, seed, ops, json } => exit_of(swarm_cmd(&design, seeds, seed, ops, json.as_deref())),
+        Command::Sweep { file, ray, out, workers } => sweep_cmd(&file, ray.as_deref(), out.as_deref(), workers),
         Command::Scenario { schema: true, .. } => {
             out!("{}", lfslab::scenario::schema::reference_markdown());
             ExitCode::SUCCESS
@@ -355,6 +372,46 @@ fn swarm_cmd(designs: &[String], seeds: Option<u64>, seed: Option<u64>, ops: Opt
 }
 
 /// Exit code of a command: 0, 1 (failed run or data mismatch), 2 (usage).
+/// `lfslab sweep`: the Python package's sweep (`python3 -m lfslab sweep`),
+/// which has the Ray backend; its exit status is this command's.
+fn sweep_cmd(file: &Path, ray: Option<&str>, out: Option<&Path>, workers: Option<usize>) -> ExitCode {
+    let python = std::env::var("LFSLAB_PYTHON").unwrap_or_else(|_| "python3".into());
+    let mut cmd = std::process::Command::new(&python);
+    cmd.args(["-m", "lfslab", "sweep"]).arg(file);
+    if let Some(a) = ray {
+        cmd.arg("--ray");
+        if !a.is_empty() {
+            cmd.arg(a);
+        }
+    }
+    if let Some(o) = out {
+        cmd.arg("--out").arg(o);
+    }
+    if let Some(w) = workers {
+        cmd.arg("--workers").arg(w.to_string());
+    }
+    // Is the package there? Say how to get it rather than Python's traceback.
+    let probe = std::process::Command::new(&python).args(["-c", "import lfslab.sweep"]).output();
+    match probe {
+        Ok(o) if o.status.success() => {}
+        Ok(_) => {
+            eprintln!("error: lfslab sweep runs through the Python package, which {python} cannot import: pip install ./crates/lfslab-py");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("error: lfslab sweep runs through Python ({python}: {e}); set LFSLAB_PYTHON to the interpreter with the lfslab package");
+            return ExitCode::from(2);
+        }
+    }
+    match cmd.status() {
+        Ok(st) => ExitCode::from(st.code().unwrap_or(1).clamp(0, 255) as u8),
+        Err(e) => {
+            eprintln!("error: cannot start {python}: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn exit_of(r: anyhow::Result<bool>) -> ExitCode {
     match r {
         Ok(true) => ExitCode::SUCCESS,

@@ -57,3 +57,14 @@ def test_sweep_file_from_the_command_line(tmp_path):
     bad.write_text('base = "fio-randwrite"\ngird = {}\n')
     p = subprocess.run([sys.executable, "-m", "lfslab", "sweep", str(bad)], capture_output=True, text=True)
     assert p.returncode == 2 and "gird" in p.stderr
+
+
+def test_the_rust_cli_runs_the_same_sweep(cli, tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('base = "fio-randwrite"\ndesigns = ["d2fs"]\nscale = 0.25\n[grid]\n"fs.vop_regular" = [1.2, 1.4]\n')
+    out = tmp_path / "out"
+    p = subprocess.run([str(cli), "sweep", str(f), "--out", str(out)], capture_output=True, text=True,
+                       env=dict(__import__("os").environ, LFSLAB_PYTHON=sys.executable))
+    assert p.returncode == 0, p.stderr
+    api = lfslab.sweep("fio-randwrite", grid=GRID, designs=["d2fs"], scale=0.25, progress=False)
+    assert list(pd.read_csv(out / "sweep.csv")["iops"]) == pytest.approx(list(api["iops"]))
