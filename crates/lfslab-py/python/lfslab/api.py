@@ -79,6 +79,16 @@ def overrides_list(overrides: Overrides) -> List[str]:
     return [str(o) for o in overrides]
 
 
+def _latency_row(job: str, direction: str, ios: int, lat: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    """A latency summary (ns) as a row in µs, one column per percentile."""
+    lat = lat or {}
+    row = {"job": job, "dir": direction, "ios": ios, "mean_us": lat.get("mean", 0) / 1e3,
+           "stddev_us": lat.get("stddev", 0) / 1e3, "max_us": lat.get("max", 0) / 1e3}
+    for p, ns in (lat.get("percentile") or {}).items():
+        row[f"p{float(p):g}_us"] = ns / 1e3
+    return row
+
+
 class Result:
     """One run: ``summary`` (the comparison table's row, a dict), ``report``
     (the JSON report as a dict), ``timeseries`` and ``latency`` (DataFrames)."""
@@ -104,23 +114,10 @@ class Result:
         for j in self.report.get("jobs", []):
             for direction in ("read", "write", "trim"):
                 d = j.get(direction) or {}
-                lat = d.get("lat_ns") or {}
-                if not d.get("total_ios"):
-                    continue
-                row = {"job": j["jobname"], "dir": direction, "ios": d["total_ios"],
-                       "mean_us": lat.get("mean", 0) / 1e3, "stddev_us": lat.get("stddev", 0) / 1e3,
-                       "max_us": lat.get("max", 0) / 1e3}
-                for p, ns in (lat.get("percentile") or {}).items():
-                    row[f"p{float(p):g}_us"] = ns / 1e3
-                rows.append(row)
+                if d.get("total_ios"):
+                    rows.append(_latency_row(j["jobname"], direction, d["total_ios"], d.get("lat_ns")))
         for o in self.report.get("operations", []) + self.report.get("flowops", []):
-            lat = o.get("lat_ns") or {}
-            row = {"job": o["name"], "dir": "op", "ios": o.get("ops", 0),
-                   "mean_us": lat.get("mean", 0) / 1e3, "stddev_us": lat.get("stddev", 0) / 1e3,
-                   "max_us": lat.get("max", 0) / 1e3}
-            for p, ns in (lat.get("percentile") or {}).items():
-                row[f"p{float(p):g}_us"] = ns / 1e3
-            rows.append(row)
+            rows.append(_latency_row(o["name"], "op", o.get("ops", 0), o.get("lat_ns")))
         return pd.DataFrame(rows)
 
     def __repr__(self) -> str:

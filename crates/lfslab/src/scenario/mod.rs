@@ -893,25 +893,18 @@ fn resolve_fs(
             max_active_zones: 0,
         });
     }
-    if csgc {
+    if zoned || csgc {
+        // Host-freed sections and no GC region: ZNS zones, or CSGC's sFTL.
         coupled = Some(crate::ftl::CoupledConfig {
             partition_blocks,
             main_start: layout.main_blkaddr,
             gc_region_start: partition_blocks,
             records_per_upcall: 1,
-            personality: crate::ftl::MainArea::Sftl,
-            max_active_zones: 0,
+            personality: if csgc { crate::ftl::MainArea::Sftl } else { crate::ftl::MainArea::Zns },
+            max_active_zones: if zoned { *f.max_active_zones.get_or_insert(14) } else { 0 },
         });
     }
     if zoned {
-        coupled = Some(crate::ftl::CoupledConfig {
-            partition_blocks,
-            main_start: layout.main_blkaddr,
-            gc_region_start: partition_blocks,
-            records_per_upcall: 1,
-            personality: crate::ftl::MainArea::Zns,
-            max_active_zones: *f.max_active_zones.get_or_insert(14),
-        });
         // fs/f2fs/super.c (f2fs_remount, f2fs_default_check): "zoned: max
         // open zones %u is too small, need at least %u open zones", one per
         // active log (six).
