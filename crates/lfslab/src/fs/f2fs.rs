@@ -18,6 +18,7 @@ use super::config::{DiscardPolicy, FsConfig, FsMode, IpuPolicy};
 use super::layout::{Layout, LayoutError, BLOCKS_PER_SEG};
 use super::node::{DnodeSlot, Nid, NodeKind, NodeManager, MAX_FILE_BLOCKS, NULL_ADDR};
 use super::segment::{LogType, NoSpace, SegmentManager};
+use super::ssa::SsaEntry;
 use super::victim::{Greedy, SectionVictim};
 use crate::host::{LockStats, PageCache, SimMutex, SimRwLock};
 use crate::nand::Lpn;
@@ -55,8 +56,6 @@ enum WriteKind {
 /// A file (inode number).
 pub type Ino = Nid;
 
-/// SSA entry of a node block (data blocks store their dnode slot).
-const NODE_OFS: u32 = u32::MAX;
 /// NAT journal entries kept in the checkpoint (NAT_JOURNAL_ENTRIES).
 const NAT_JOURNAL_ENTRIES: usize = 38;
 /// SIT journal entries kept in the checkpoint (SIT_JOURNAL_ENTRIES).
@@ -305,8 +304,8 @@ pub struct F2fs<D: BlockDevice> {
     dirty_dentries: BTreeSet<(Ino, u64)>,
     /// Orphan inodes (unlinked, still open): orphan blocks in the CP pack.
     orphans: u64,
-    /// SSA in memory: per main block, (owner nid << 32 | ofs in node or NODE_OFS).
-    owner: super::chunked::Chunked<u64>,
+    /// SSA in memory: per main block, its owner (`ssa::SsaEntry`).
+    owner: super::chunked::Chunked<SsaEntry>,
     stats: FsStats,
     oracle: OracleStats,
     gc_lock: SimMutex,
@@ -375,7 +374,8 @@ impl<D: BlockDevice> F2fs<D> {
             layout.user_blocks = layout.user_blocks.min(d.user_blocks);
             d2fs_state = Some(d2fs::D2fsState::new(first));
         }
-        let mut nm = NodeManager::new(layout.max_nid);
+        // The SSA entry's packing bounds the nids (ssa.rs).
+        let mut nm = NodeManager::new(layout.max_nid.min(super::ssa::MAX_NID));
         let root = nm.new_inode().expect("fresh node manager has nids");
         let sm = SegmentManager::new(&layout);
         let mut fs = Self::assemble(dev, cfg, layout, sm, nm, root, d2fs_state);
@@ -408,7 +408,7 @@ impl<D: BlockDevice> F2fs<D> {
             root,
             dirty_dentries: BTreeSet::new(),
             orphans: 0,
-            owner: super::chunked::Chunked::new(main_blocks, 0),
+            owner: super::chunked::Chunked::new(main_blocks, SsaEntry::default()),
             stats: FsStats::default(),
             oracle: OracleStats::default(),
             gc_lock: SimMutex::default(),
@@ -626,7 +626,7 @@ impl<D: BlockDevice> F2fs<D> {
                 self.invalidate_host(old as u64);
             }
             let i = self.main_index(blk);
-            self.owner[i] = (nid as u64) << 32 | NODE_OFS as u64;
+            self.owner[i] = SsaEntry::node(nid);
             self.nm.clear_dirty(nid);
             if let Some(r) = &mut self.recovery {
                 r.on_node_write(nid, self.nm.node(nid), blk as u32);
@@ -914,7 +914,7 @@ impl<D: BlockDevice> F2fs<D> {
             if is_node {
                 // gc_node_segment: each node page is grabbed and redirtied
                 // (no filemap walk: the NAT entry is the node's address).
-                let nids: Vec<Nid> = blocks.iter().map(|&b| (self.owner[self.main_index(b)] >> 32) as Nid).collect();
+                let nids: Vec<Nid> = blocks.iter().map(|&b| self.owner[self.main_index(b)].nid()).collect();
                 for (&b, &nid) in blocks.iter().zip(&nids) {
                     assert_eq!(self.nm.nat_addr(nid) as u64, b, "SSA says block {b} holds node {nid}, NAT disagrees");
                 }
@@ -931,10 +931,9 @@ impl<D: BlockDevice> F2fs<D> {
                 let mut to_read = Vec::new();
                 let mut read_idx = Vec::new();
                 for (k, &b) in blocks.iter().enumerate() {
-                    let own = self.owner[self.main_index(b)];
-                    let nid = (own >> 32) as Nid;
-                    let node = self.nm.node(nid);
-                    let cached = self.cache.peek_clean(node.ino, node.start_off + (own as u32) as u64);
+                    let slot = self.owner[self.main_index(b)].slot().expect("a data segment holds data blocks");
+                    let node = self.nm.node(slot.nid);
+                    let cached = self.cache.peek_clean(node.ino, node.start_off + slot.ofs as u64);
                     match cached {
                         Some(fp) => data[k] = Some(Fingerprint(fp)),
                         None => {
@@ -966,7 +965,7 @@ impl<D: BlockDevice> F2fs<D> {
                             return Err(e);
                         }
                     };
-                    let slot = DnodeSlot { nid: (own >> 32) as Nid, ofs: own as u32 };
+                    let slot = own.slot().expect("a data segment holds data blocks");
                     let prev = self.nm.set_addr(slot, new as u32);
                     assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
                     self.sm.invalidate(old);
@@ -1073,7 +1072,7 @@ impl<D: BlockDevice> F2fs<D> {
                 }
                 self.nm.set_addr(slot, new as u32);
                 let idx = self.main_index(new);
-                self.owner[idx] = (slot.nid as u64) << 32 | slot.ofs as u64;
+                self.owner[idx] = SsaEntry::data(slot);
                 new
             };
             w.push((blk, fp));
@@ -1422,8 +1421,8 @@ impl<D: BlockDevice> F2fs<D> {
                             return Err(format!("inode {ino} block {o} at {a} is not valid in the SIT"));
                         }
                         let own = self.owner[self.main_index(a)];
-                        if own != ((slot.nid as u64) << 32 | slot.ofs as u64) {
-                            return Err(format!("block {a}: SSA owner {own:#x} is not {slot:?}"));
+                        if own != SsaEntry::data(slot) {
+                            return Err(format!("block {a}: SSA owner {own:?} is not {slot:?}"));
                         }
                     }
                 }

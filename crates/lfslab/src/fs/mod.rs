@@ -12,6 +12,7 @@ pub mod node;
 pub mod null;
 mod recovery;
 pub mod segment;
+mod ssa;
 pub mod victim;
 pub mod vfs;
 

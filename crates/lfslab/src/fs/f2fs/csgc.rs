@@ -36,7 +36,8 @@
 //! destinations of a segment are one contiguous run per log segment anyway.
 
 use super::F2fs;
-use crate::fs::node::{DnodeSlot, Nid};
+use crate::fs::node::Nid;
+use crate::fs::ssa::SsaEntry;
 use crate::fs::segment::LogType;
 use crate::fs::FsError;
 use crate::nand::Lpn;
@@ -119,9 +120,9 @@ impl<D: BlockDevice> F2fs<D> {
                 self.sm.invalidate(old);
                 let i = self.main_index(new);
                 self.owner[i] = own;
-                rev_index.push(own);
+                rev_index.push(own.wire());
                 olds.push(old);
-                nodes.push((own >> 32) as Nid);
+                nodes.push(own.nid());
             }
             // Without piggybacking, the executor fetches the dnode blocks itself.
             let index_blocks = if cfg.piggyback {
@@ -143,7 +144,7 @@ impl<D: BlockDevice> F2fs<D> {
             self.io_busy_until = self.io_busy_until.max(done);
             // The piggybacked updates repoint the dnodes (applied here; timed at sync).
             for ((own, new), old) in result.updates.into_iter().zip(olds) {
-                let slot = DnodeSlot { nid: (own >> 32) as Nid, ofs: own as u32 };
+                let slot = SsaEntry::from_wire(own).slot().expect("a data segment holds data blocks");
                 let prev = self.nm.set_addr(slot, new.0 as u32);
                 assert_eq!(prev as u64, old, "migrate update for {slot:?}: the dnode pointed at {prev}, the request moved {old}");
             }

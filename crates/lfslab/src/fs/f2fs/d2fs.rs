@@ -35,8 +35,7 @@
 //! The handler's effects are applied when the filesystem is next entered
 //! after the signal (an operation boundary), its time on its own thread.
 
-use super::{F2fs, FsError, NODE_OFS};
-use crate::fs::node::{DnodeSlot, Nid};
+use super::{F2fs, FsError};
 use crate::ftl::migration::{MigrationRecord, Upcall};
 use crate::host::SimMutex;
 use crate::nand::Lpn;
@@ -144,7 +143,7 @@ impl<D: BlockDevice> F2fs<D> {
         // Node blocks wait for the checkpoint too: roll-forward reads the
         // node chain written since the last one, and a hole in it ends the
         // recovery there (found by the crash swarm).
-        let node = || self.owner[self.main_index(blk)] as u32 == NODE_OFS;
+        let node = || self.owner[self.main_index(blk)].is_node();
         let ckpt = self.d2fs.is_some() && (self.sm.ckpt_valid(blk) || node());
         self.sm.invalidate(blk);
         self.iplfs_invalidated(blk);
@@ -264,14 +263,16 @@ impl<D: BlockDevice> F2fs<D> {
             return;
         }
         let own = self.owner[self.main_index(old)];
-        let nid = (own >> 32) as Nid;
-        if own as u32 == NODE_OFS {
-            let prev = self.nm.set_nat(nid, new as u32);
-            assert_eq!(prev as u64, old, "SSA says block {old} holds node {nid}, NAT says {prev}");
-        } else {
-            let slot = DnodeSlot { nid, ofs: own as u32 };
-            let prev = self.nm.set_addr(slot, new as u32);
-            assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
+        match own.slot() {
+            None => {
+                let nid = own.nid();
+                let prev = self.nm.set_nat(nid, new as u32);
+                assert_eq!(prev as u64, old, "SSA says block {old} holds node {nid}, NAT says {prev}");
+            }
+            Some(slot) => {
+                let prev = self.nm.set_addr(slot, new as u32);
+                assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
+            }
         }
         let old_sec = self.layout.sec_of_seg(self.layout.segno_of(old));
         self.sm.invalidate(old);

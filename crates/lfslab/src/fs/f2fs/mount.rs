@@ -63,7 +63,7 @@ pub(super) struct InodeImage {
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct CpImage {
     sm: SegmentManager,
-    owner: super::super::chunked::Chunked<u64>,
+    owner: super::super::chunked::Chunked<crate::fs::ssa::SsaEntry>,
     files: BTreeMap<Ino, InodeImage>,
     cp_version: u64,
 }
@@ -166,7 +166,7 @@ impl<D: BlockDevice> F2fs<D> {
             rep.records_redone = redone;
         }
         let (nat, nodes) = nm.snapshot();
-        let nm = NodeManager::mount(nat, nodes, layout.max_nid);
+        let nm = NodeManager::mount(nat, nodes, layout.max_nid.min(crate::fs::ssa::MAX_NID));
         let d2 = d2fs.map(|d| d2fs::D2fsState::remounted(d.gc_first_sec, last_record));
         let MountImage { cp, fsynced } = *img;
         let mut fs = Self::assemble(dev, cfg, layout, cp.sm, nm, root, d2);
@@ -353,7 +353,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// Step 3 and the oracle: the SIT and SSA follow the recovered tree,
     /// node blocks are read back, file contents are what the device holds.
     fn mount_tree(&mut self, at: SimTime, rep: &mut MountReport) {
-        let mut live: BTreeMap<u64, (u64, LogType)> = BTreeMap::new();
+        let mut live: BTreeMap<u64, (crate::fs::ssa::SsaEntry, LogType)> = BTreeMap::new();
         let inos: Vec<Ino> = self.files.keys().copied().collect();
         let gc_first = self.d2fs.as_ref().map(|d| d.gc_first_sec);
         for &ino in &inos {
@@ -374,7 +374,7 @@ impl<D: BlockDevice> F2fs<D> {
                     rep.errors.push(format!("node {nid} of inode {ino}: block {a} does not hold it (holds {:?})", self.dev.peek_direct(Lpn(a as u64))));
                 }
                 let log = self.node_log(nid);
-                if live.insert(a as u64, ((nid as u64) << 32 | NODE_OFS as u64, log)).is_some() {
+                if live.insert(a as u64, (crate::fs::ssa::SsaEntry::node(nid), log)).is_some() {
                     rep.errors.push(format!("block {a} has two owners (node {nid})"));
                 }
                 let node = self.nm.node(nid);
@@ -392,7 +392,7 @@ impl<D: BlockDevice> F2fs<D> {
                         continue;
                     }
                     let log = if is_dir { LogType::HotData } else { LogType::WarmData };
-                    if live.insert(a as u64, ((nid as u64) << 32 | ofs as u64, log)).is_some() {
+                    if live.insert(a as u64, (crate::fs::ssa::SsaEntry::data(DnodeSlot { nid, ofs }), log)).is_some() {
                         rep.errors.push(format!("block {a} has two owners (inode {ino} block {off})"));
                     }
                     used += 1;
