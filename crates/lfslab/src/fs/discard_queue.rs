@@ -64,6 +64,38 @@ impl DiscardQueue {
         self.ranges.insert(s, (e - s) as u32);
     }
 
+    /// Queue many ranges at once: the same queue as inserting them one by
+    /// one. Into an empty queue (immediate discard drains it at every
+    /// checkpoint) they are merged in one sorted pass and the tree is built
+    /// in bulk, instead of a search per range: a checkpoint after random
+    /// overwrites queues one range per released block.
+    pub fn extend(&mut self, runs: &[(u64, u32)]) {
+        if !self.ranges.is_empty() || runs.iter().any(|&(_, l)| l == 0) {
+            for &(s, l) in runs {
+                self.insert(s, l);
+            }
+            return;
+        }
+        let mut sorted = runs.to_vec();
+        sorted.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(sorted.len());
+        for (s, l) in sorted {
+            let e = s + l as u64;
+            match merged.last_mut() {
+                Some((_, pe)) if *pe >= s => *pe = (*pe).max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        if merged.iter().any(|&(s, e)| e - s > u32::MAX as u64) {
+            // A merge longer than a range holds: the one-by-one path splits it.
+            for &(s, l) in runs {
+                self.insert(s, l);
+            }
+            return;
+        }
+        self.ranges = merged.into_iter().map(|(s, e)| (s, (e - s) as u32)).collect();
+    }
+
     /// Up to `max` runs to discard now. Each queued range visited (in
     /// address order from where the last round stopped) is cut to the
     /// blocks `safe` still allows; of the pieces of at least `granularity`
@@ -115,6 +147,26 @@ impl DiscardQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bulk_extend_equals_one_by_one() {
+        let mut rng = crate::sim::SimRng::new(9);
+        for round in 0..50 {
+            let runs: Vec<(u64, u32)> = (0..rng.below(300)).map(|_| (rng.below(5000), 1 + rng.below(40) as u32)).collect();
+            let mut one = DiscardQueue::default();
+            let mut bulk = DiscardQueue::default();
+            if round % 3 == 0 {
+                // A queue already holding ranges takes the one-by-one path.
+                one.insert(2500, 7);
+                bulk.insert(2500, 7);
+            }
+            for &(s, l) in &runs {
+                one.insert(s, l);
+            }
+            bulk.extend(&runs);
+            assert_eq!(one.ranges, bulk.ranges, "round {round}");
+        }
+    }
 
     #[test]
     fn merges_neighbours_and_issues_in_order() {

@@ -706,9 +706,7 @@ impl<D: BlockDevice> F2fs<D> {
         // released in segments still in use (zoned F2FS resets whole zones;
         // D2FS and IPLFS discard on their own terms).
         if !self.cfg.zoned && self.d2fs.is_none() && !self.iplfs() && self.cfg.discard != DiscardPolicy::Off {
-            for &(b, l) in &sit.discard_runs {
-                self.pending_discards.insert(b, l);
-            }
+            self.pending_discards.extend(&sit.discard_runs);
         }
         if sit.dirty_entries > SIT_JOURNAL_ENTRIES && !self.iplfs() {
             let mut blks: Vec<u64> = sit
