@@ -36,6 +36,7 @@ pub(super) fn ssd_config(geometry: Geometry, logical_pages: u64) -> SsdConfig {
             write_buffer_slots: 64,
             streams: 1,
             map_segment_blocks: crate::ftl::interval_mapping::MIN_SEGMENT_BLOCKS,
+            remap_entry_ns: 100,
         },
     }
 }

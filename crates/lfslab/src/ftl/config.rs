@@ -22,6 +22,14 @@ pub struct FtlConfig {
     /// Interval Mapping: blocks per mapping segment (map node), the paper's
     /// 2^20 scaled with the volume (`IntervalConfig::segment_blocks_for`).
     pub map_segment_blocks: u32,
+    /// Firmware time per pair of an address-remap command (RM-IPU §4.1:
+    /// 0.1 us per mapping entry, the NVM-backed reverse map's update).
+    #[serde(default = "default_remap_entry_ns")]
+    pub remap_entry_ns: u64,
+}
+
+fn default_remap_entry_ns() -> u64 {
+    100
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]

@@ -34,3 +34,5 @@ mod zns_tests;
 mod interval_tests;
 #[cfg(test)]
 mod sftl_tests;
+#[cfg(test)]
+mod remap_tests;

@@ -24,6 +24,7 @@ fn sftl(csd: Option<CsdConfig>) -> Ssd {
             write_buffer_slots: 64,
             streams: 1,
             map_segment_blocks: crate::ftl::interval_mapping::MIN_SEGMENT_BLOCKS,
+            remap_entry_ns: 100,
         },
     };
     let cc = CoupledConfig {

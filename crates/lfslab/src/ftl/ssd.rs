@@ -32,6 +32,7 @@ use crate::oracle::Fingerprint;
 use crate::sim::{SimDuration, SimTime};
 
 mod coupled;
+mod remap;
 mod sftl;
 pub use coupled::{CoupledConfig, CoupledStats, MainArea, MappingMemory};
 pub use sftl::{CsdConfig, CsdStats};

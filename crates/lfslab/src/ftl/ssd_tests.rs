@@ -30,6 +30,7 @@ pub(super) fn tiny(policy: &str, streams: u32) -> SsdConfig {
             write_buffer_slots: 6,
             streams,
             map_segment_blocks: crate::ftl::interval_mapping::MIN_SEGMENT_BLOCKS,
+            remap_entry_ns: 100,
         },
     }
 }

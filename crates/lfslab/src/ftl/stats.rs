@@ -34,6 +34,8 @@ pub struct FtlStats {
     /// filesystem GC writes done in the device, so they count on the host's
     /// side of the FTL's write amplification.
     pub offload_write_slots: u64,
+    /// Address-remap pairs executed (RM-IPU).
+    pub remap_entries: u64,
 }
 
 
@@ -86,6 +88,7 @@ impl FtlStats {
             flush_count: self.flush_count - earlier.flush_count,
             mapping_stall_ns: self.mapping_stall_ns - earlier.mapping_stall_ns,
             offload_write_slots: self.offload_write_slots - earlier.offload_write_slots,
+            remap_entries: self.remap_entries - earlier.remap_entries,
         }
     }
 }

@@ -61,6 +61,14 @@ pub trait BlockDevice {
     fn migrate(&mut self, _at: SimTime, _req: &MigrateRequest) -> Result<(SimTime, MigrateResult), Status> {
         Err(Status::InvalidOpcode)
     }
+
+    /// RM-IPU's address remap (rm-ipu.txt §3): each (original, new) pair
+    /// points the original LBA at the new LBA's data and unmaps the new
+    /// LBA; completes once the new data is durable. Devices without it
+    /// answer Invalid Opcode.
+    fn remap(&mut self, _at: SimTime, _pairs: &[(Lpn, Lpn)]) -> Result<SimTime, Status> {
+        Err(Status::InvalidOpcode)
+    }
 }
 
 impl BlockDevice for crate::ftl::Ssd {
@@ -116,6 +124,13 @@ impl BlockDevice for crate::ftl::Ssd {
     }
     fn peek_direct(&self, lba: Lpn) -> Option<Fingerprint> {
         crate::ftl::Ssd::peek_direct(self, lba)
+    }
+    fn remap(&mut self, at: SimTime, pairs: &[(Lpn, Lpn)]) -> Result<SimTime, Status> {
+        let r = crate::ftl::Ssd::remap(self, at, pairs);
+        if let Ok(done) = &r {
+            self.take_completion_note(*done);
+        }
+        r
     }
     fn migrate(&mut self, at: SimTime, req: &MigrateRequest) -> Result<(SimTime, MigrateResult), Status> {
         let r = crate::ftl::Ssd::migrate(self, at, req);
@@ -185,6 +200,12 @@ impl<D: BlockDevice> BlockDevice for Partition<D> {
     }
     fn peek_direct(&self, lba: Lpn) -> Option<Fingerprint> {
         self.dev.peek_direct(lba)
+    }
+    fn remap(&mut self, at: SimTime, pairs: &[(Lpn, Lpn)]) -> Result<SimTime, Status> {
+        if pairs.iter().any(|&(o, n)| o.0 >= self.blocks || n.0 >= self.blocks) {
+            return Err(Status::LbaOutOfRange);
+        }
+        self.dev.remap(at, pairs)
     }
     fn migrate(&mut self, at: SimTime, req: &MigrateRequest) -> Result<(SimTime, MigrateResult), Status> {
         let end = req.segment.0 + super::SEGMENT_BLOCKS as u64;

@@ -173,6 +173,10 @@ pub struct FtlSection {
     /// Host log heads selected by stream id (default 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub streams: Option<u32>,
+    /// Firmware ns per pair of an address-remap command (default 100,
+    /// RM-IPU §4.1: 0.1 us per mapping entry).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remap_entry_ns: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]

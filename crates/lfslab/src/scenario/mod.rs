@@ -361,6 +361,7 @@ impl Scenario {
             write_buffer_slots: (buffer_kib / 4) as u32,
             streams: *t.streams.get_or_insert(1),
             map_segment_blocks: crate::ftl::interval_mapping::IntervalConfig::segment_blocks_for(r.volume_scale.unwrap_or(1.0)),
+            remap_entry_ns: *t.remap_entry_ns.get_or_insert(100),
         };
         let mut ssd = SsdConfig { geometry: geo, timing, logical_pages, ftl };
         ssd.validate().map_err(|e| {
