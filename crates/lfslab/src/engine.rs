@@ -145,6 +145,8 @@ const CSGC_SIMPLIFICATIONS: [&str; 4] = [
     "csgc: coalescing merges consecutive source blocks into one flash-scheduler operation; it saves scheduler time only, since consecutive blocks sit on different dies",
 ];
 
+const RMIPU_SIMPLIFICATION: &str = "rmipu: each batch of written pages is remapped in the call that wrote it (the device flushes the batch's data first), so no remap is pending between calls: reads, overwrites, truncates, unlinks and GC never meet one; the paper tracks pairs across writeback and excludes their segments from cleaning. Its known crash window (after the remaps and the append metadata, before fsync returns) lies inside one call and is not reached by lfslab's crash checks";
+
 const D2FS_SIMPLIFICATIONS: [&str; 6] = [
     "d2fs: the upcall handler runs on its own simulated thread but its filemap/SIT/SSA updates take effect at the next filesystem entry (or 512-page writeback chunk) after the UPCALL-flagged completion",
     "d2fs: blocks the last checkpoint still references, and node blocks (roll-forward's chain), are discarded right after the next checkpoint (F2FS add_discard_addrs), others at invalidation; the paper discards all at invalidation, which would let a crash recover erased blocks",
@@ -484,6 +486,8 @@ impl Run {
                             "d2fs"
                         } else if cfg.csgc.is_some() {
                             "csgc"
+                        } else if cfg.rmipu {
+                            "rmipu"
                         } else if cfg.zoned {
                             "zf2fs"
                         } else if fs.iplfs() {
@@ -538,6 +542,9 @@ impl Run {
         }
         if s.ssd.ftl.mapping.starts_with("interval") {
             simplifications.extend(INTERVAL_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
+        }
+        if s.fs.as_ref().is_some_and(|f| f.config.rmipu) {
+            simplifications.push(RMIPU_SIMPLIFICATION.to_string());
         }
         let csgc = match (&self.stack, self.ssd().csd_stats(), s.fs.as_ref()) {
             (Stack::Fs { fs, before, .. }, Some(now), Some(f)) => {

@@ -44,7 +44,7 @@ impl Design {
     }
 }
 
-pub const DESIGNS: [Design; 8] = [
+pub const DESIGNS: [Design; 9] = [
     Design {
         name: "f2fs",
         description: "F2FS as the D2FS artifact runs it (general_resource/f2fs.sh: mkfs.f2fs -s 16, mount -o mode=lfs): append-only logging, 32 MiB sections, FS GC, discards as soon as a checkpoint frees a section (the artifact's F2FS branch), on a page-mapping FTL",
@@ -112,6 +112,15 @@ pub const DESIGNS: [Design; 8] = [
         name: "csgc",
         description: "CSGC: F2FS (LFS, 8-segment sections = superblocks, background GC off) whose foreground GC offloads each data segment's migration to a computational SSD, two requests in flight, reverse index piggybacked; sFTL device: page-mapped metadata (IPU) partition with device GC, directly mapped main (OPU) partition freed by the host",
         kind: "csgc",
+        mode: None,
+        discard: None,
+        segs_per_sec: None,
+        bg_gc: None,
+    },
+    Design {
+        name: "rmipu",
+        description: "RM-IPU: F2FS (LFS mode) whose overwrites go to the hot log with no node update and are remapped back to their original addresses by an address-remap command once durable; appends to the cold log; on a page-mapping FTL with the remap command (0.1 us per entry)",
+        kind: "rmipu",
         mode: None,
         discard: None,
         segs_per_sec: None,

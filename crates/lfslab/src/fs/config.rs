@@ -285,6 +285,10 @@ pub struct FsConfig {
     /// offloader migrates data segments in the device.
     #[serde(default)]
     pub csgc: Option<super::CsgcConfig>,
+    /// RM-IPU: overwrites go to the hot log and are remapped back to their
+    /// original addresses by the device (rm-ipu.txt §3).
+    #[serde(default)]
+    pub rmipu: bool,
 }
 
 impl FsConfig {
@@ -324,6 +328,7 @@ impl Default for FsConfig {
             zoned: false,
             iplfs_device_blocks: None,
             csgc: None,
+            rmipu: false,
         }
     }
 }

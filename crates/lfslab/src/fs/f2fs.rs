@@ -35,6 +35,7 @@ mod dir;
 mod iplfs;
 mod mount;
 mod namespace;
+mod rmipu;
 mod vfs;
 use dir::Dir;
 pub use background::{default_reclaim_segments, MAX_RECLAIM_PREFREE_SEGMENTS};
@@ -132,6 +133,9 @@ pub struct FsStats {
     pub offload_prep_ns: u64,
     pub offload_wait_ns: u64,
     pub offload_sync_ns: u64,
+    /// RM-IPU: address-remap commands sent, and the blocks they remapped.
+    pub remap_cmds: u64,
+    pub remap_blocks: u64,
 }
 
 
@@ -149,7 +153,7 @@ impl FsStats {
             discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space, gc_futile,
             upcalls_handled, records_applied, records_skipped, upcall_handler_ns, free_section_faults, fault_stall_ns,
             write_stalls, write_stall_ns, immediate_discard_blocks, zone_resets, discard_log_entries,
-            offload_requests, offload_prep_ns, offload_wait_ns, offload_sync_ns)
+            offload_requests, offload_prep_ns, offload_wait_ns, offload_sync_ns, remap_cmds, remap_blocks)
     }
 
     /// FS GC time per section collected, by stage (name, ms), as D2FS
@@ -1038,8 +1042,12 @@ impl<D: BlockDevice> F2fs<D> {
         // __get_segment_type_6: dentry blocks go to the hot data log and are
         // never updated in place (f2fs_should_update_outplace).
         let is_dir = self.is_dir(ino);
-        let log = if is_dir { LogType::HotData } else { LogType::WarmData };
+        // RM-IPU: file appends go to the cold log, updates to the hot log
+        // and are remapped back (rmipu.rs).
+        let rmipu = self.cfg.rmipu && !is_dir;
+        let log = if is_dir { LogType::HotData } else if rmipu { LogType::ColdData } else { LogType::WarmData };
         let ipu = !is_dir && self.should_ipu(kind);
+        let mut pairs = Vec::new();
         let hold = SimDuration(self.cfg.costs.alloc_ns * pages.len() as u64);
         let (_, t) = self.curseg_lock[log.index()].hold(t, hold);
         let mut w = Vec::with_capacity(pages.len());
@@ -1057,6 +1065,22 @@ impl<D: BlockDevice> F2fs<D> {
             let blk = if old != NULL_ADDR && ipu {
                 self.stats.ipu_blocks += 1;
                 old as u64
+            } else if old != NULL_ADDR && rmipu {
+                // An update write: hot log, the dnode untouched.
+                let new = match self.alloc(LogType::HotData, t) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        let done = self.submit_writes(t, &w);
+                        if !pairs.is_empty() {
+                            self.rmipu_remap(done, &pairs);
+                        }
+                        return Err(e);
+                    }
+                };
+                let idx = self.main_index(new);
+                self.owner[idx] = SsaEntry::data(slot);
+                pairs.push((old as u64, new));
+                new
             } else {
                 let new = match self.alloc(log, t) {
                     Ok(b) => b,
@@ -1087,6 +1111,7 @@ impl<D: BlockDevice> F2fs<D> {
             }
         }
         let done = self.submit_writes(t, &w);
+        let done = if pairs.is_empty() { done } else { self.rmipu_remap(done, &pairs) };
         Ok(self.write_closed_summaries(done).max(done))
     }
 

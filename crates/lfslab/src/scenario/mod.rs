@@ -457,6 +457,14 @@ impl Scenario {
             }
             ssd.logical_pages = f.partition_blocks;
         }
+        // RM-IPU's remap command exists on the page-mapping FTL only.
+        if fs.as_ref().is_some_and(|f| f.config.rmipu) && ssd.ftl.mapping != "page" {
+            return Err(ScenarioError::invalid(
+                "ftl.mapping",
+                format!("{:?}", ssd.ftl.mapping),
+                "rmipu remaps addresses in a page-mapping FTL: set ftl.mapping = \"page\"",
+            ));
+        }
 
         // ---- jobs, or a filebench personality
         let filebench = match &r.filebench {
@@ -681,8 +689,12 @@ fn resolve_fs(
     }
     let dirty_expire_s = finite_in("host.dirty_expire_s", *host.dirty_expire_s.get_or_insert(30.0), 0.001, 1e6)?;
     let kind = f.kind.get_or_insert_with(|| "f2fs".into()).clone();
+    let rmipu = kind == "rmipu";
     let (d2fs, zoned, iplfs, csgc) = match kind.as_str() {
-        "f2fs" => (false, false, false, false),
+        // RM-IPU is F2FS with remapped updates; its base mode is a knob
+        // (fs.mode, default lfs: the paper does not say, and only LFS keeps
+        // the hot log append-only).
+        "f2fs" | "rmipu" => (false, false, false, false),
         "d2fs" => (true, false, false, false),
         "zf2fs" => (false, true, false, false),
         "iplfs" => (false, false, true, false),
@@ -691,7 +703,7 @@ fn resolve_fs(
             return Err(ScenarioError::invalid(
                 "fs.kind",
                 format!("{kind:?}"),
-                "unknown filesystem; valid: f2fs, d2fs, zf2fs, iplfs, csgc",
+                "unknown filesystem; valid: f2fs, d2fs, zf2fs, iplfs, csgc, rmipu",
             ))
         }
     };
@@ -752,7 +764,7 @@ fn resolve_fs(
         (partition_gib * GIB / SLOT_BYTES as f64).floor() as u64
     };
     let partition_gib = partition_blocks as f64 * SLOT_BYTES as f64 / GIB;
-    let mode_text = f.mode.get_or_insert_with(|| "adaptive".into()).clone();
+    let mode_text = f.mode.get_or_insert_with(|| if rmipu { "lfs" } else { "adaptive" }.into()).clone();
     let mode = match mode_text.as_str() {
         "adaptive" => FsMode::Adaptive,
         "lfs" => FsMode::Lfs,
@@ -838,6 +850,7 @@ fn resolve_fs(
         track_recovery: false,
         d2fs: None,
         zoned: zoned || csgc,
+        rmipu,
         iplfs_device_blocks: iplfs.then_some(device_blocks),
         csgc: csgc.then(|| {
             let d = crate::fs::CsgcConfig::default();
