@@ -33,4 +33,6 @@ mod zoned_tests;
 #[cfg(test)]
 mod csgc_tests;
 #[cfg(test)]
+mod rmipu_tests;
+#[cfg(test)]
 mod iplfs_tests;
