@@ -230,6 +230,28 @@ fn remount_reports_a_promised_block_the_device_lost() {
     assert!(rep.errors.iter().any(|e| e.contains("block 3")), "{:?}", rep.errors);
 }
 
+/// fdatasync of a write into a hole past the inode's own addresses, with
+/// the size unchanged: the new direct node hangs off the inode's i_nid, so
+/// the inode block is written too (f2fs_fsync_node_pages writes the inode's
+/// dirty page; set_nid dirtied it). Found by `lfslab swarm --design rmipu
+/// --seed 20`: without it the mount has the dnode but no path to it.
+#[test]
+fn fdatasync_into_a_hole_keeps_the_new_direct_node_reachable() {
+    let cfg = FsConfig { track_recovery: true, page_cache_pages: 2048, ..FsConfig::default() };
+    let mut fs = F2fs::format(ssd(128), cfg).unwrap();
+    let (ino, t) = fs.create(SimTime::ZERO, fs.root(), "f").unwrap();
+    let t = fs.write(t, ino, 0, &content(1, 8)).unwrap();
+    let t = fs.truncate(t, ino, 1000).unwrap();
+    let t = fs.fsync(t, ino).unwrap();
+    let t = fs.checkpoint(t);
+    let t = fs.write(t, ino, 950, &content(2, 4)).unwrap();
+    let t = fs.fdatasync(t, ino).unwrap();
+    let (fs, rep) = fs.crash_remount(t).unwrap();
+    assert!(rep.errors.is_empty(), "{rep:?}");
+    assert!(rep.promised_checked >= 12, "{rep:?}");
+    assert!(fs.block_address(ino, 951).is_some(), "block 951 must be reachable after the mount");
+}
+
 #[test]
 fn same_seed_same_state() {
     let a = stress(9, FsConfig::default(), 2_000);

@@ -62,8 +62,10 @@ pub struct NodeManager {
     next_nid: Nid,
     max_nid: Nid,
     dirty: super::id_set::IdSet,
-    /// Inodes whose own block addresses changed since the inode block was
-    /// written: fdatasync must write it (its page is dirty in the kernel),
+    /// Inodes whose own block addresses or node pointers (i_nid) changed
+    /// since the inode block was written: fdatasync must write it (its page
+    /// is dirty in the kernel: set_nid dirties it, and f2fs_fsync_node_pages
+    /// writes every dirty dnode page of the inode, the inode's included),
     /// while a size- or time-only change can wait.
     inode_addrs_dirty: super::id_set::IdSet,
     dirty_nat: super::id_set::IdSet,
@@ -178,6 +180,7 @@ impl NodeManager {
             nid = self.new_node(kind, Some(ino), off - ofs as u64)?;
             self.node_mut(ino).nids[top] = nid;
             self.dirty.insert(ino);
+            self.inode_addrs_dirty.insert(ino);
         }
         for level in 0..depth {
             let child_kind = if level + 1 == depth { NodeKind::Direct } else { NodeKind::Indirect };
@@ -400,6 +403,9 @@ impl NodeManager {
             }
             if hit {
                 self.dirty.insert(p);
+                if p == ino {
+                    self.inode_addrs_dirty.insert(ino);
+                }
                 return;
             }
         }
