@@ -289,6 +289,9 @@ pub struct FsConfig {
     /// original addresses by the device (rm-ipu.txt §3).
     #[serde(default)]
     pub rmipu: bool,
+    /// Not F2FS at all: the ext4 model (fs/ext4) with these options.
+    #[serde(default)]
+    pub ext4: Option<super::ext4::Ext4Options>,
 }
 
 impl FsConfig {
@@ -329,6 +332,7 @@ impl Default for FsConfig {
             iplfs_device_blocks: None,
             csgc: None,
             rmipu: false,
+            ext4: None,
         }
     }
 }

@@ -136,6 +136,12 @@ pub struct FsStats {
     /// RM-IPU: address-remap commands sent, and the blocks they remapped.
     pub remap_cmds: u64,
     pub remap_blocks: u64,
+    /// ext4: jbd2 commits, the log blocks they (and tail updates) wrote,
+    /// and metadata blocks written in place (checkpoint and writeback).
+    /// All three are in meta_write_blocks too.
+    pub journal_commits: u64,
+    pub journal_write_blocks: u64,
+    pub meta_inplace_blocks: u64,
 }
 
 
@@ -153,7 +159,8 @@ impl FsStats {
             discard_blocks, app_read_cmds, app_read_cmd_blocks, read_cmds, write_cmds, out_of_space, gc_futile,
             upcalls_handled, records_applied, records_skipped, upcall_handler_ns, free_section_faults, fault_stall_ns,
             write_stalls, write_stall_ns, immediate_discard_blocks, zone_resets, discard_log_entries,
-            offload_requests, offload_prep_ns, offload_wait_ns, offload_sync_ns, remap_cmds, remap_blocks)
+            offload_requests, offload_prep_ns, offload_wait_ns, offload_sync_ns, remap_cmds, remap_blocks,
+            journal_commits, journal_write_blocks, meta_inplace_blocks)
     }
 
     /// FS GC time per section collected, by stage (name, ms), as D2FS
@@ -547,42 +554,21 @@ impl<D: BlockDevice> F2fs<D> {
     /// `submit_writes` with a stream id: D2FS tags filemap (node) blocks 1
     /// and data blocks 0 so CGC keeps them apart (d2fs.txt §6.3).
     fn submit_writes_stream(&mut self, at: SimTime, writes: &[(u64, Fingerprint)], stream: u8) -> SimTime {
-        let mut done = at;
-        let mut i = 0;
         let mut content = Vec::new();
-        while i < writes.len() {
-            let start = writes[i].0;
-            content.clear();
-            while i < writes.len() && writes[i].0 == start + content.len() as u64 {
-                content.push(writes[i].1);
-                i += 1;
-            }
-            self.stats.write_cmds += 1;
-            done = done.max(self.dev.write(at, Lpn(start), &content, stream));
-            self.io_busy_until = self.io_busy_until.max(done);
-        }
+        let (done, cmds) = super::io::write_runs(&mut self.dev, at, writes, stream, &mut content);
+        self.stats.write_cmds += cmds;
+        self.io_busy_until = self.io_busy_until.max(done);
         done
     }
 
     /// Read blocks, merging consecutive addresses; returns (done, fingerprints in order).
     fn submit_reads(&mut self, at: SimTime, addrs: &[u64]) -> (SimTime, Vec<Option<Fingerprint>>) {
         let mut out = Vec::with_capacity(addrs.len());
-        let mut done = at;
-        let mut i = 0;
         let mut buf = std::mem::take(&mut self.scratch_read);
-        while i < addrs.len() {
-            let start = addrs[i];
-            let mut n = 1;
-            while i + n < addrs.len() && addrs[i + n] == start + n as u64 && n < 256 {
-                n += 1;
-            }
-            self.stats.read_cmds += 1;
-            done = done.max(self.dev.read(at, Lpn(start), n as u32, &mut buf));
-            self.io_busy_until = self.io_busy_until.max(done);
-            out.extend_from_slice(&buf);
-            i += n;
-        }
+        let (done, cmds) = super::io::read_runs(&mut self.dev, at, addrs, &mut buf, &mut out);
         self.scratch_read = buf;
+        self.stats.read_cmds += cmds;
+        self.io_busy_until = self.io_busy_until.max(done);
         (done, out)
     }
 

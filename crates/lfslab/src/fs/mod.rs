@@ -6,7 +6,9 @@ mod chunked;
 mod dirty_segmap;
 mod discard_queue;
 mod id_set;
+pub mod ext4;
 mod f2fs;
+mod io;
 pub mod layout;
 pub mod node;
 pub mod null;
@@ -17,6 +19,7 @@ pub mod victim;
 pub mod vfs;
 
 pub use config::{D2fsConfig, DiscardPolicy, FsConfig, FsCosts, FsMode, FsTuning, GcStageCosts, IpuPolicy};
+pub use ext4::{Ext4, Ext4Options};
 pub use f2fs::{default_reclaim_segments, CsgcConfig, F2fs, FsError, FsLockStats, FsStats, Ino, MountReport, RegionSample, MAX_RECLAIM_PREFREE_SEGMENTS};
 pub use layout::Layout;
 pub use recovery::{CrashReport, Redo};

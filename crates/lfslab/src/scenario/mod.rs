@@ -851,6 +851,7 @@ fn resolve_fs(
         d2fs: None,
         zoned: zoned || csgc,
         rmipu,
+        ext4: None,
         iplfs_device_blocks: iplfs.then_some(device_blocks),
         csgc: csgc.then(|| {
             let d = crate::fs::CsgcConfig::default();
