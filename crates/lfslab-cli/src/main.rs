@@ -61,7 +61,7 @@ enum Command {
     /// an output directory with the resolved scenarios, JSON, CSV and an HTML
     /// report with plots.
     Compare {
-        /// Designs, comma-separated (f2fs, f2fs-adaptive, f2fs-lfs, zf2fs, iplfs, d2fs, f2fs-lfs-s8, csgc).
+        /// Designs, comma-separated (f2fs, f2fs-adaptive, f2fs-lfs, zf2fs, iplfs, d2fs, f2fs-lfs-s8, csgc, rmipu, ext4).
         #[arg(long, default_value = "f2fs,zf2fs,iplfs,d2fs", value_delimiter = ',')]
         designs: Vec<String>,
         /// A built-in scenario or a scenario file; its [fs] table is replaced by each design's.

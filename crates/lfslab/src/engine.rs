@@ -62,7 +62,7 @@ impl<E: std::fmt::Display> From<DriverError<E>> for RunError {
     }
 }
 
-type FsStack = F2fs<Partition<Ssd>>;
+type FsStack = crate::fs::AnyFs<Partition<Ssd>>;
 
 #[derive(serde::Serialize, serde::Deserialize)]
 enum Stack {
@@ -166,7 +166,10 @@ impl Run {
             None => Stack::Raw { oracle: DataOracle::new(scenario.ssd.logical_pages), ssd },
             Some(f) => {
                 let part = Partition::new(ssd, f.partition_blocks);
-                let fs = F2fs::format(part, f.config.clone()).map_err(|e| RunError::Fs(e.to_string()))?;
+                let fs = match f.config.ext4 {
+                    Some(_) => crate::fs::AnyFs::Ext4(crate::fs::Ext4::format(part, f.config.clone()).map_err(RunError::Fs)?),
+                    None => crate::fs::AnyFs::F2fs(F2fs::format(part, f.config.clone()).map_err(|e| RunError::Fs(e.to_string()))?),
+                };
                 Stack::Fs {
                     fs: Box::new(fs),
                     files: None,
@@ -237,14 +240,14 @@ impl Run {
     pub fn ssd(&self) -> &Ssd {
         match &self.stack {
             Stack::Raw { ssd, .. } => ssd,
-            Stack::Fs { fs, .. } => &fs.dev.dev,
+            Stack::Fs { fs, .. } => &fs.dev().dev,
         }
     }
 
     fn ssd_mut(&mut self) -> &mut Ssd {
         match &mut self.stack {
             Stack::Raw { ssd, .. } => ssd,
-            Stack::Fs { fs, .. } => &mut fs.dev.dev,
+            Stack::Fs { fs, .. } => &mut fs.dev_mut().dev,
         }
     }
 
@@ -297,9 +300,9 @@ impl Run {
                     )
                     .map_err(|e| RunError::Fs(format!("aging files: {e}")))?;
                 }
-                // The prepared data set is synced (a checkpoint), as a user
-                // would after creating it and before measuring.
-                t = fs.checkpoint(t);
+                // The prepared data set is synced (F2FS: a checkpoint; ext4:
+                // writeback and a commit), as a user would before measuring.
+                t = fs.sync_fs(t).map_err(|e| RunError::Fs(format!("syncing the prepared files: {e}")))?;
                 self.precondition = PreconditionSummary {
                     blocks_written: fs.stats().app_write_blocks,
                     sim_time_s: t.saturating_since(self.now).as_secs_f64(),
@@ -470,16 +473,43 @@ impl Run {
         };
         let (fs_report, oracle) = match &self.stack {
             Stack::Raw { oracle, .. } => (None, oracle.stats().clone()),
-            Stack::Fs { fs, before, cache_before, .. } => {
+            Stack::Fs { fs, before, cache_before, .. } => 'fsr: {
                 let c = fs.stats().since(before);
-                let l = fs.layout();
-                let cfg = fs.config();
                 let round = |x: f64| (x * 1e6).round() / 1e6;
                 let total = if c.app_write_blocks == 0 {
                     0.0
                 } else {
                     counters.nand_write_slots() as f64 / c.app_write_blocks as f64
                 };
+                if let Some(e) = fs.as_ext4() {
+                    let l = e.layout();
+                    let group_bytes = crate::fs::ext4::BLOCKS_PER_GROUP * 4096;
+                    let report = FsReport {
+                        kind: "ext4".into(),
+                        mode: "ordered".into(),
+                        ipu_policy: "in-place".into(),
+                        discard: if e.options().discard { "immediate" } else { "off" }.into(),
+                        partition_bytes: l.blocks * 4096,
+                        section_bytes: group_bytes,
+                        main_sections: l.groups as u32,
+                        overprovision_pct: 0.0,
+                        ovp_segments: 0,
+                        reserved_segments: 0,
+                        user_bytes: e.user_blocks() * 4096,
+                        fs_waf: round(c.waf()),
+                        total_waf: round(total),
+                        mean_read_request_kib: round(c.mean_read_request_kib()),
+                        utilization_end_pct: round(e.utilization_pct()),
+                        free_sections_end: (e.free_blocks() / crate::fs::ext4::BLOCKS_PER_GROUP) as u32,
+                        locks: e.lock_stats(),
+                        page_cache: e.page_cache_stats().since(cache_before),
+                        counters: c,
+                    };
+                    break 'fsr (Some(report), e.oracle().clone());
+                }
+                let fs = fs.as_f2fs().expect("F2FS or ext4");
+                let l = fs.layout();
+                let cfg = fs.config();
                 (
                     Some(FsReport {
                         kind: if fs.is_d2fs() {
@@ -528,8 +558,12 @@ impl Run {
             }
         };
         let mut simplifications: Vec<String> = SIMPLIFICATIONS.iter().map(|s| s.to_string()).collect();
-        if fs_report.is_some() {
-            simplifications.extend(FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
+        match &self.stack {
+            Stack::Fs { fs, .. } if fs.as_ext4().is_some() => {
+                simplifications.extend(crate::fs::ext4::SIMPLIFICATIONS.iter().map(|s| s.to_string()))
+            }
+            Stack::Fs { .. } => simplifications.extend(FS_SIMPLIFICATIONS.iter().map(|s| s.to_string())),
+            Stack::Raw { .. } => {}
         }
         if let Some(fb) = &s.filebench {
             simplifications.push(workload::filebench::SIMPLIFICATION.to_string());
@@ -548,6 +582,7 @@ impl Run {
         }
         let csgc = match (&self.stack, self.ssd().csd_stats(), s.fs.as_ref()) {
             (Stack::Fs { fs, before, .. }, Some(now), Some(f)) => {
+                let fs = fs.as_f2fs().expect("CSGC runs F2FS");
                 simplifications.extend(CSGC_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
                 let device = now.since(self.csd_before.as_ref().unwrap_or(&Default::default()));
                 let c = fs.stats().since(before);
@@ -571,6 +606,7 @@ impl Run {
         };
         let d2fs = match (&self.stack, &self.coupled_before, s.fs.as_ref().and_then(|f| f.coupled.as_ref())) {
             (Stack::Fs { fs, .. }, Some(before), Some(cc)) if cc.personality == crate::ftl::MainArea::D2fs => {
+                let fs = fs.as_f2fs().expect("D2FS runs F2FS");
                 simplifications.extend(D2FS_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
                 let cap = s.ssd.logical_pages as f64;
                 let per_sec = fs.layout().blocks_per_sec();

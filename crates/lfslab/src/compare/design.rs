@@ -44,7 +44,7 @@ impl Design {
     }
 }
 
-pub const DESIGNS: [Design; 9] = [
+pub const DESIGNS: [Design; 10] = [
     Design {
         name: "f2fs",
         description: "F2FS as the D2FS artifact runs it (general_resource/f2fs.sh: mkfs.f2fs -s 16, mount -o mode=lfs): append-only logging, 32 MiB sections, FS GC, discards as soon as a checkpoint frees a section (the artifact's F2FS branch), on a page-mapping FTL",
@@ -121,6 +121,15 @@ pub const DESIGNS: [Design; 9] = [
         name: "rmipu",
         description: "RM-IPU: F2FS (LFS mode) whose overwrites go to the hot log with no node update and are remapped back to their original addresses by an address-remap command once durable; appends to the cold log; on a page-mapping FTL with the remap command (0.1 us per entry)",
         kind: "rmipu",
+        mode: None,
+        discard: None,
+        segs_per_sec: None,
+        bg_gc: None,
+    },
+    Design {
+        name: "ext4",
+        description: "ext4 (mkfs.ext4 defaults: 4 KiB blocks, flex_bg 16, extents, internal journal sized by mke2fs; mount -o data=ordered,discard): in-place overwrites, delayed allocation with a goal-based contiguous allocator, jbd2 commits every 5 s or on fsync, on a page-mapping FTL; RM-IPU's baseline",
+        kind: "ext4",
         mode: None,
         discard: None,
         segs_per_sec: None,

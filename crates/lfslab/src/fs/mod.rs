@@ -1,6 +1,7 @@
 //! The log-structured filesystem. F2FS is the baseline; the designs of the
 //! other papers will be configurations and policies of this same code.
 
+mod any;
 mod config;
 mod chunked;
 mod dirty_segmap;
@@ -19,6 +20,7 @@ pub mod victim;
 pub mod vfs;
 
 pub use config::{D2fsConfig, DiscardPolicy, FsConfig, FsCosts, FsMode, FsTuning, GcStageCosts, IpuPolicy};
+pub use any::AnyFs;
 pub use ext4::{Ext4, Ext4Options};
 pub use f2fs::{default_reclaim_segments, CsgcConfig, F2fs, FsError, FsLockStats, FsStats, Ino, MountReport, RegionSample, MAX_RECLAIM_PREFREE_SEGMENTS};
 pub use layout::Layout;

@@ -309,8 +309,10 @@ pub struct FsSection {
     /// Filesystem: "f2fs" (default), "d2fs" (F2FS with device-driven GC:
     /// Coupled GC, migration upcalls, virtual overprovisioning), "zf2fs"
     /// (zoned F2FS on a ZNS device with 32 MiB zones = superblocks),
-    /// "iplfs", or "csgc" (F2FS whose GC migrates data segments inside an
-    /// sFTL computational SSD; sections = superblocks, default 8 segments).
+    /// "iplfs", "csgc" (F2FS whose GC migrates data segments inside an
+    /// sFTL computational SSD; sections = superblocks, default 8 segments),
+    /// "rmipu" (F2FS whose updates the device remaps in place) or "ext4"
+    /// (in-place, jbd2 ordered journal).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// CSGC: offload data-segment migration to the device (default true;
@@ -451,6 +453,13 @@ pub struct FsSection {
     /// Host CPU ns per block allocated under a log's curseg mutex (default 100).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alloc_ns: Option<u64>,
+    /// ext4: jbd2 commit interval in seconds (mount option commit=, default 5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit_interval_s: Option<f64>,
+    /// ext4: journal size in MiB (default: mke2fs's for the volume the run
+    /// stands for, 1 GiB at 256 GiB; a scaled run keeps its ratio).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal_mib: Option<u64>,
     /// How often the simulated background threads (flusher, GC thread,
     /// discard thread, checkpoint balance) look at the clock, in ms (default 1000).
     #[serde(skip_serializing_if = "Option::is_none")]

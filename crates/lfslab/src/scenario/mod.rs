@@ -689,6 +689,15 @@ fn resolve_fs(
     }
     let dirty_expire_s = finite_in("host.dirty_expire_s", *host.dirty_expire_s.get_or_insert(30.0), 0.001, 1e6)?;
     let kind = f.kind.get_or_insert_with(|| "f2fs".into()).clone();
+    if kind == "ext4" {
+        let common = CommonFs { cache_mib, dirty_bg, dirty, dirty_expire_s };
+        return resolve_ext4(f, device_blocks, volume_scale, common);
+    }
+    for (name, set) in [("commit_interval_s", f.commit_interval_s.is_some()), ("journal_mib", f.journal_mib.is_some())] {
+        if set {
+            return Err(ScenarioError::invalid(format!("fs.{name}"), "(set)", "is an ext4 option: set fs.kind = \"ext4\""));
+        }
+    }
     let rmipu = kind == "rmipu";
     let (d2fs, zoned, iplfs, csgc) = match kind.as_str() {
         // RM-IPU is F2FS with remapped updates; its base mode is a knob
@@ -703,7 +712,7 @@ fn resolve_fs(
             return Err(ScenarioError::invalid(
                 "fs.kind",
                 format!("{kind:?}"),
-                "unknown filesystem; valid: f2fs, d2fs, zf2fs, iplfs, csgc, rmipu",
+                "unknown filesystem; valid: f2fs, d2fs, zf2fs, iplfs, csgc, rmipu, ext4",
             ))
         }
     };
@@ -939,6 +948,105 @@ fn resolve_fs(
         daemon_interval: SimDuration::from_secs_f64(daemon_ms / 1000.0),
         user_blocks,
         coupled,
+        csd: None,
+    })
+}
+
+/// Host settings every filesystem takes.
+struct CommonFs {
+    cache_mib: u64,
+    dirty_bg: u32,
+    dirty: u32,
+    dirty_expire_s: f64,
+}
+
+/// fs.kind = "ext4": the partition, the journal and the mount options;
+/// F2FS's options are refused by name.
+fn resolve_ext4(f: &mut FsSection, device_blocks: u64, volume_scale: f64, c: CommonFs) -> Result<FsScenario, ScenarioError> {
+    let f2fs_only = [
+        ("mode", f.mode.is_some()),
+        ("ipu_policy", f.ipu_policy.is_some()),
+        ("segs_per_sec", f.segs_per_sec.is_some()),
+        ("overprovision_pct", f.overprovision_pct.is_some()),
+        ("min_ipu_util", f.min_ipu_util.is_some()),
+        ("discard_granularity", f.discard_granularity.is_some()),
+        ("max_victim_search", f.max_victim_search.is_some()),
+        ("reclaim_segments", f.reclaim_segments.is_some()),
+        ("dirty_nodes_pages", f.dirty_nodes_pages.is_some()),
+        ("gc_min_sleep_time", f.gc_min_sleep_time.is_some()),
+        ("gc_max_sleep_time", f.gc_max_sleep_time.is_some()),
+        ("gc_no_gc_sleep_time", f.gc_no_gc_sleep_time.is_some()),
+        ("gc_idle", f.gc_idle.is_some()),
+        ("idle_interval", f.idle_interval.is_some()),
+        ("min_fsync_blocks", f.min_fsync_blocks.is_some()),
+        ("dirty_nats_ratio", f.dirty_nats_ratio.is_some()),
+        ("bg_gc", f.bg_gc.is_some()),
+        ("cp_interval_s", f.cp_interval_s.is_some()),
+        ("alloc_ns", f.alloc_ns.is_some()),
+        ("gc_meta_ns", f.gc_meta_ns.is_some()),
+        ("gc_filemap_ns", f.gc_filemap_ns.is_some()),
+        ("gc_page_cache_ns", f.gc_page_cache_ns.is_some()),
+        ("gc_write_ns", f.gc_write_ns.is_some()),
+        ("vop_regular", f.vop_regular.is_some()),
+        ("offload", f.offload.is_some()),
+        ("max_active_zones", f.max_active_zones.is_some()),
+    ];
+    if let Some((name, _)) = f2fs_only.iter().find(|(_, set)| *set) {
+        return Err(ScenarioError::invalid(format!("fs.{name}"), "(set)", "is an F2FS option; ext4 does not have it"));
+    }
+    let device_gib = device_blocks as f64 * SLOT_BYTES as f64 / GIB;
+    let partition_gib = finite_in("fs.partition_gib", *f.partition_gib.get_or_insert(device_gib), 1.0 / 64.0, device_gib)?;
+    let partition_blocks = (partition_gib * GIB / SLOT_BYTES as f64).floor() as u64;
+    let discard_text = f.discard.get_or_insert_with(|| "immediate".into()).clone();
+    let discard = match discard_text.as_str() {
+        "immediate" => true,
+        "off" => false,
+        _ => {
+            return Err(ScenarioError::invalid(
+                "fs.discard",
+                format!("{discard_text:?}"),
+                "valid for ext4: immediate (mount -o discard: at each commit, default) or off (nodiscard)",
+            ))
+        }
+    };
+    let commit = finite_in("fs.commit_interval_s", *f.commit_interval_s.get_or_insert(5.0), 0.001, 1e6)?;
+    // mke2fs sizes the journal for the volume; a scaled run keeps the
+    // represented volume's journal-to-volume ratio.
+    let journal_blocks = match f.journal_mib {
+        Some(m) => m * 256,
+        None => {
+            let represented = (partition_blocks as f64 / volume_scale).round() as u64;
+            let j = crate::fs::ext4::layout::default_journal_blocks(represented).unwrap_or(1024);
+            ((j as f64 * volume_scale).round() as u64).max(1024)
+        }
+    };
+    let opts = crate::fs::Ext4Options { commit_interval_s: commit, discard, journal_blocks: Some(journal_blocks) };
+    let layout = crate::fs::ext4::Ext4Layout::new(partition_blocks, Some(journal_blocks)).map_err(|_| match f.journal_mib {
+        Some(m) => ScenarioError::invalid("fs.journal_mib", m, format!("does not fit a {partition_gib} GiB partition with its metadata")),
+        None => ScenarioError::invalid("fs.partition_gib", partition_gib, "too small for ext4's metadata and journal"),
+    })?;
+    let d = FsCosts::default();
+    let config = FsConfig {
+        costs: FsCosts {
+            syscall_ns: *f.syscall_ns.get_or_insert(d.syscall_ns),
+            per_block_ns: *f.per_block_ns.get_or_insert(d.per_block_ns),
+            ..d
+        },
+        page_cache_pages: (c.cache_mib * 256) as usize,
+        dirty_background_pct: c.dirty_bg,
+        dirty_pct: c.dirty,
+        dirty_expire_s: c.dirty_expire_s,
+        ext4: Some(opts),
+        ..FsConfig::default()
+    };
+    let daemon_ms = finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(1000.0), 1.0, 3.6e6)?;
+    let meta: u64 = layout.metadata_ranges().iter().map(|r| r.1).sum();
+    Ok(FsScenario {
+        config,
+        partition_blocks,
+        daemon_interval: SimDuration::from_secs_f64(daemon_ms / 1000.0),
+        user_blocks: partition_blocks - meta,
+        coupled: None,
         csd: None,
     })
 }

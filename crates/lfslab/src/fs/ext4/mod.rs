@@ -23,7 +23,7 @@ mod alloc;
 mod dir;
 mod extent;
 mod journal;
-mod layout;
+pub mod layout;
 
 use self::alloc::BlockAlloc;
 use self::dir::{Ext4Dir, EXT4_NAME_LEN};
