@@ -1,7 +1,7 @@
 //! Built-in scenarios, shipped as TOML in the repository's `scenarios/`
 //! folder and embedded here so `lfslab run` works without files.
 
-pub const BUILTIN_NAMES: [&str; 19] = [
+pub const BUILTIN_NAMES: [&str; 22] = [
     "default",
     "bench",
     "femu-hotcold",
@@ -21,6 +21,9 @@ pub const BUILTIN_NAMES: [&str; 19] = [
     "csgc-varmail",
     "csgc-ycsb-a",
     "csgc-ycsb-f",
+    "rmipu-seqread",
+    "rmipu-metadata",
+    "rmipu-fio",
 ];
 
 /// The TOML text of a built-in scenario.
@@ -45,6 +48,9 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "csgc-varmail" => Some(include_str!("../../../../scenarios/csgc-varmail.toml")),
         "csgc-ycsb-a" => Some(include_str!("../../../../scenarios/csgc-ycsb-a.toml")),
         "csgc-ycsb-f" => Some(include_str!("../../../../scenarios/csgc-ycsb-f.toml")),
+        "rmipu-seqread" => Some(include_str!("../../../../scenarios/rmipu-seqread.toml")),
+        "rmipu-metadata" => Some(include_str!("../../../../scenarios/rmipu-metadata.toml")),
+        "rmipu-fio" => Some(include_str!("../../../../scenarios/rmipu-fio.toml")),
         _ => None,
     }
 }
