@@ -429,7 +429,9 @@ impl Run {
             .jobs
             .iter()
             .map(|j| {
-                let runtime_ns = j.end.saturating_since(start).ns().max(1);
+                // fio: a job's runtime runs from its own start (a
+                // stonewalled job starts when the earlier ones finish).
+                let runtime_ns = j.end.saturating_since(j.start.max(start)).ns().max(1);
                 let iops = |d: &DirResult| ((d.ios as f64 * 1e9 / runtime_ns as f64) * 1000.0).round() / 1000.0;
                 let dir = |d: &DirResult| {
                     let bw_bytes = (d.bytes as u128 * 1_000_000_000 / runtime_ns as u128) as u64;

@@ -33,8 +33,14 @@ fn rmipu_fragmentation_from_a_fio_job_file() {
     eprintln!("mean read request after random updates: F2FS {frag:.1} KiB, in-place {inplace:.1} KiB");
     assert!(frag < 64.0, "out-of-place updates fragment the file: {frag} KiB");
     assert!(inplace >= 512.0, "in-place updates keep it contiguous: {inplace} KiB");
-    // The read job started when the update job ended.
+    // The read job started when the update job ended, and its runtime and
+    // bandwidth count from there, as fio's do.
     assert!(lfs.jobs[1].read.total_ios > 0);
+    let (upd, read) = (&lfs.jobs[0].write, &lfs.jobs[1].read);
+    let whole = (lfs.sim.measured_sim_time_s * 1000.0).round() as u64;
+    assert!(read.runtime + upd.runtime <= whole + 1, "read {} ms + updates {} ms within the run's {whole} ms", read.runtime, upd.runtime);
+    let bw = read.io_bytes as f64 / (read.runtime as f64 / 1000.0);
+    assert!((read.bw_bytes as f64 / bw - 1.0).abs() < 0.01, "bandwidth over the job's own runtime");
     assert_eq!(lfs.oracle.mismatches_count, 0);
 }
 
