@@ -161,13 +161,17 @@ pub struct FsCosts {
     pub per_block_ns: u64,
     /// Per block allocated while holding a log's curseg mutex.
     pub alloc_ns: u64,
+    /// Block-layer CPU per command submitted (bio and request setup, NVMe
+    /// submission), on the submitting thread. Default 0: see docs/calibration.md.
+    #[serde(default)]
+    pub bio_ns: u64,
     /// FS GC CPU per valid block migrated, by stage.
     pub gc: GcStageCosts,
 }
 
 impl Default for FsCosts {
     fn default() -> Self {
-        FsCosts { syscall_ns: 1_000, per_block_ns: 500, alloc_ns: 100, gc: GcStageCosts::default() }
+        FsCosts { syscall_ns: 1_000, per_block_ns: 500, alloc_ns: 100, bio_ns: 0, gc: GcStageCosts::default() }
     }
 }
 

@@ -555,7 +555,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// and data blocks 0 so CGC keeps them apart (d2fs.txt §6.3).
     fn submit_writes_stream(&mut self, at: SimTime, writes: &[(u64, Fingerprint)], stream: u8) -> SimTime {
         let mut content = Vec::new();
-        let (done, cmds) = super::io::write_runs(&mut self.dev, at, writes, stream, &mut content);
+        let (done, cmds) = super::io::write_runs(&mut self.dev, at, writes, stream, SimDuration(self.cfg.costs.bio_ns), &mut content);
         self.stats.write_cmds += cmds;
         self.io_busy_until = self.io_busy_until.max(done);
         done
@@ -565,7 +565,7 @@ impl<D: BlockDevice> F2fs<D> {
     fn submit_reads(&mut self, at: SimTime, addrs: &[u64]) -> (SimTime, Vec<Option<Fingerprint>>) {
         let mut out = Vec::with_capacity(addrs.len());
         let mut buf = std::mem::take(&mut self.scratch_read);
-        let (done, cmds) = super::io::read_runs(&mut self.dev, at, addrs, &mut buf, &mut out);
+        let (done, cmds) = super::io::read_runs(&mut self.dev, at, addrs, SimDuration(self.cfg.costs.bio_ns), &mut buf, &mut out);
         self.scratch_read = buf;
         self.stats.read_cmds += cmds;
         self.io_busy_until = self.io_busy_until.max(done);

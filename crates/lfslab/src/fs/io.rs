@@ -5,15 +5,23 @@
 use crate::nand::Lpn;
 use crate::nvme::BlockDevice;
 use crate::oracle::Fingerprint;
-use crate::sim::SimTime;
+use crate::sim::{SimDuration, SimTime};
 
 /// Largest read command, in 4 KiB blocks.
 pub const MAX_READ_BLOCKS: usize = 256;
 
 /// Submit `writes` (address, content) in order, merging consecutive
-/// addresses; all are issued at `at`. Returns (last completion, commands).
-pub fn write_runs<D: BlockDevice>(dev: &mut D, at: SimTime, writes: &[(u64, Fingerprint)], stream: u8, content: &mut Vec<Fingerprint>) -> (SimTime, u64) {
-    let (mut done, mut cmds) = (at, 0);
+/// addresses; the submitting thread spends `per_cmd` of block-layer CPU on
+/// each command before issuing it. Returns (last completion, commands).
+pub fn write_runs<D: BlockDevice>(
+    dev: &mut D,
+    at: SimTime,
+    writes: &[(u64, Fingerprint)],
+    stream: u8,
+    per_cmd: SimDuration,
+    content: &mut Vec<Fingerprint>,
+) -> (SimTime, u64) {
+    let (mut done, mut cmds, mut issue) = (at, 0, at);
     let mut i = 0;
     while i < writes.len() {
         let start = writes[i].0;
@@ -23,21 +31,24 @@ pub fn write_runs<D: BlockDevice>(dev: &mut D, at: SimTime, writes: &[(u64, Fing
             i += 1;
         }
         cmds += 1;
-        done = done.max(dev.write(at, Lpn(start), content, stream));
+        issue = issue + per_cmd;
+        done = done.max(dev.write(issue, Lpn(start), content, stream));
     }
     (done, cmds)
 }
 
-/// Read `addrs` in order, merging consecutive addresses; `out` receives
-/// one entry per address. Returns (last completion, commands).
+/// Read `addrs` in order, merging consecutive addresses, `per_cmd` of
+/// block-layer CPU before each command; `out` receives one entry per
+/// address. Returns (last completion, commands).
 pub fn read_runs<D: BlockDevice>(
     dev: &mut D,
     at: SimTime,
     addrs: &[u64],
+    per_cmd: SimDuration,
     buf: &mut Vec<Option<Fingerprint>>,
     out: &mut Vec<Option<Fingerprint>>,
 ) -> (SimTime, u64) {
-    let (mut done, mut cmds) = (at, 0);
+    let (mut done, mut cmds, mut issue) = (at, 0, at);
     let mut i = 0;
     while i < addrs.len() {
         let start = addrs[i];
@@ -46,7 +57,8 @@ pub fn read_runs<D: BlockDevice>(
             n += 1;
         }
         cmds += 1;
-        done = done.max(dev.read(at, Lpn(start), n as u32, buf));
+        issue = issue + per_cmd;
+        done = done.max(dev.read(issue, Lpn(start), n as u32, buf));
         out.extend_from_slice(buf);
         i += n;
     }

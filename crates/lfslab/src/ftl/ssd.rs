@@ -89,6 +89,8 @@ pub struct Ssd {
     /// The FTL is busy reorganising its mapping (Interval Mapping compaction)
     /// until then; commands wait (d2fs.txt §8.3 on IPLFS).
     fw_busy_until: SimTime,
+    /// The command-processing core's reservations (`Timing::cmd_ns`).
+    cmd_core: crate::sim::Calendar,
     /// Mapping memory sampled once per simulated second (Interval Mapping).
     memory_series: Vec<(SimTime, u64)>,
     interval: bool,
@@ -125,6 +127,7 @@ impl Ssd {
             capacity: config.logical_pages,
             coupled: None,
             fw_busy_until: SimTime::ZERO,
+            cmd_core: crate::sim::Calendar::default(),
             memory_series: Vec::new(),
             interval: config.ftl.mapping.starts_with("interval"),
             geo,
@@ -188,9 +191,15 @@ impl Ssd {
         self.activity.take()
     }
 
-    /// When the FTL can start on a command arriving at `at`.
-    fn fw_start(&self, at: SimTime) -> SimTime {
-        at.max(self.fw_busy_until)
+    /// When the FTL can start on a command arriving at `at`: after any
+    /// table upkeep, and after its turn on the command-processing core
+    /// (`Timing::cmd_ns`).
+    fn fw_start(&mut self, at: SimTime) -> SimTime {
+        let at = at.max(self.fw_busy_until);
+        if self.timing.cmd_ns == 0 {
+            return at;
+        }
+        self.cmd_core.reserve(at, SimDuration(self.timing.cmd_ns))
     }
 
     /// A command finished its work at `done`: the mapping may do its upkeep
@@ -294,7 +303,8 @@ impl Ssd {
 
     /// Read `nlb` blocks (caller checks the range); see `execute` for NVMe commands.
     pub fn read_blocks(&mut self, at: SimTime, slba: Lpn, nlb: u32, data: &mut Vec<Option<Fingerprint>>) -> SimTime {
-        let done = self.read(self.fw_start(at), slba, nlb, data);
+        let at = self.fw_start(at);
+        let done = self.read(at, slba, nlb, data);
         let done = self.fw_end(done);
         self.note_completion(done);
         done
@@ -302,7 +312,8 @@ impl Ssd {
 
     /// Deallocate `nlb` blocks (caller checks the range).
     pub fn discard_blocks(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime {
-        let done = self.discard(self.fw_start(at), slba, nlb);
+        let at = self.fw_start(at);
+        let done = self.discard(at, slba, nlb);
         let done = self.fw_end(done);
         self.note_completion(done);
         done
@@ -371,7 +382,8 @@ impl Ssd {
         stream: u8,
         content: impl Fn(u64) -> Fingerprint,
     ) -> SimTime {
-        let done = self.write_inner(self.fw_start(at), slba, nlb, stream, content);
+        let at = self.fw_start(at);
+        let done = self.write_inner(at, slba, nlb, stream, content);
         let done = self.fw_end(done);
         self.note_completion(done);
         done
@@ -507,6 +519,7 @@ impl Ssd {
     /// Make all buffered host data durable: program partial units with padding
     /// and complete when every issued program has finished.
     pub fn flush(&mut self, at: SimTime) -> SimTime {
+        let at = if self.timing.cmd_ns == 0 { at } else { self.fw_start(at) };
         let done = self.flush_inner(at);
         self.note_completion(done);
         done

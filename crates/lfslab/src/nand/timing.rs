@@ -21,6 +21,11 @@ pub struct Timing {
     pub fw_write_per_4k_ns: u64,
     /// Firmware time to process a read command.
     pub fw_read_ns: u64,
+    /// Per-command time on the controller's command-processing core,
+    /// serialized across every command (FEMU: its NVMe poller thread
+    /// handles one request at a time). 0: commands are processed in parallel.
+    #[serde(default)]
+    pub cmd_ns: u64,
 }
 
 impl Timing {

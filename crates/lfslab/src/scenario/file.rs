@@ -147,6 +147,11 @@ pub struct DeviceSection {
     /// Host link bandwidth in MB/s (0 = free).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pcie_mbps: Option<u64>,
+    /// Per-command time on the controller's command-processing core in
+    /// microseconds, serialized over all commands (femu: FEMU's per-request
+    /// overhead, calibrated; others 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cmd_us: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
@@ -430,6 +435,10 @@ pub struct FsSection {
     /// Host CPU ns per 4 KiB block handled (default 500).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_block_ns: Option<u64>,
+    /// Host block-layer CPU ns per command the filesystem submits, on the
+    /// submitting thread (default 0; FEMU's per-request cost is device.cmd_us).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bio_ns: Option<u64>,
     /// Replaced by the four FS GC stage costs (gc_meta_ns, gc_filemap_ns,
     /// gc_page_cache_ns, gc_write_ns); setting it is an error that says so.
     #[serde(skip_serializing_if = "Option::is_none")]

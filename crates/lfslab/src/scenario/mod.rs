@@ -301,6 +301,7 @@ impl Scenario {
         timing.erase_ns = us_to_ns("device.erase_us", *d.erase_us.get_or_insert(timing.erase_ns as f64 / 1000.0))?;
         timing.channel_mbps = *d.channel_mbps.get_or_insert(timing.channel_mbps);
         timing.pcie_mbps = *d.pcie_mbps.get_or_insert(timing.pcie_mbps);
+        timing.cmd_ns = us_to_ns("device.cmd_us", *d.cmd_us.get_or_insert(timing.cmd_ns as f64 / 1000.0))?;
         geo.validate().map_err(|e| {
             if e.field == "device.blocks_per_plane" && f.device.blocks_per_plane.is_none() {
                 // Derived from the capacity: name what the user set.
@@ -845,6 +846,7 @@ fn resolve_fs(
             syscall_ns: *f.syscall_ns.get_or_insert(d.syscall_ns),
             per_block_ns: *f.per_block_ns.get_or_insert(d.per_block_ns),
             alloc_ns: *f.alloc_ns.get_or_insert(d.alloc_ns),
+            bio_ns: *f.bio_ns.get_or_insert(d.bio_ns),
             gc: GcStageCosts {
                 meta_ns: *f.gc_meta_ns.get_or_insert(d.gc.meta_ns),
                 filemap_ns: *f.gc_filemap_ns.get_or_insert(d.gc.filemap_ns),
@@ -1030,6 +1032,7 @@ fn resolve_ext4(f: &mut FsSection, device_blocks: u64, volume_scale: f64, c: Com
         costs: FsCosts {
             syscall_ns: *f.syscall_ns.get_or_insert(d.syscall_ns),
             per_block_ns: *f.per_block_ns.get_or_insert(d.per_block_ns),
+            bio_ns: *f.bio_ns.get_or_insert(d.bio_ns),
             ..d
         },
         page_cache_pages: (c.cache_mib * 256) as usize,

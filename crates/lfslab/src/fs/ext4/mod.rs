@@ -307,7 +307,7 @@ impl<D: BlockDevice> Ext4<D> {
         }
         self.stats.meta_write_blocks += w.len() as u64;
         let mut content = Vec::new();
-        let (done, cmds) = super::io::write_runs(&mut self.dev, at, &w, 0, &mut content);
+        let (done, cmds) = super::io::write_runs(&mut self.dev, at, &w, 0, SimDuration(self.cfg.costs.bio_ns), &mut content);
         self.stats.write_cmds += cmds;
         done
     }
@@ -598,7 +598,7 @@ impl<D: BlockDevice> Ext4<D> {
 
     fn submit_data(&mut self, at: SimTime, w: &[(u64, Fingerprint)]) -> SimTime {
         let mut content = Vec::new();
-        let (done, cmds) = super::io::write_runs(&mut self.dev, at, w, 0, &mut content);
+        let (done, cmds) = super::io::write_runs(&mut self.dev, at, w, 0, SimDuration(self.cfg.costs.bio_ns), &mut content);
         self.stats.write_cmds += cmds;
         done
     }
@@ -707,7 +707,7 @@ impl<D: BlockDevice> Ext4<D> {
         }
         let mut out = Vec::with_capacity(addrs.len());
         let mut buf = std::mem::take(&mut self.scratch);
-        let (done, cmds) = super::io::read_runs(&mut self.dev, t, &addrs, &mut buf, &mut out);
+        let (done, cmds) = super::io::read_runs(&mut self.dev, t, &addrs, SimDuration(self.cfg.costs.bio_ns), &mut buf, &mut out);
         self.scratch = buf;
         self.stats.read_cmds += cmds;
         self.stats.app_read_cmds += cmds;
