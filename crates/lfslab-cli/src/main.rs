@@ -342,8 +342,8 @@ fn swarm_cmd(designs: &[String], seeds: Option<u64>, seed: Option<u64>, ops: Opt
     let mut all = Vec::new();
     let mut ok = true;
     outln!(
-        "{:<14} {:>6} {:>6} {:>9} {:>8} {:>6} {:>6} {:>8} {:>8} {:>11} {:>9} {:>7} {:>7} {:>6}",
-        "design", "seeds", "failed", "ops", "crashes", "aftGC", "aftCP", "aftDisc", "upcalls", "promised", "redone", "fsGC", "devGC", "CPs"
+        "{:<14} {:>6} {:>6} {:>9} {:>8} {:>6} {:>6} {:>8} {:>8} {:>11} {:>9} {:>9} {:>7} {:>7} {:>6}",
+        "design", "seeds", "failed", "ops", "crashes", "aftGC", "aftCP", "aftDisc", "upcalls", "promised", "unsynced", "redone", "fsGC", "devGC", "CPs"
     );
     for d in &names {
         let sum = lfslab::swarm::swarm(d, first, n, ops, |r| {
@@ -353,9 +353,9 @@ fn swarm_cmd(designs: &[String], seeds: Option<u64>, seed: Option<u64>, ops: Opt
         })
         .map_err(usage)?;
         outln!(
-            "{:<14} {:>6} {:>6} {:>9} {:>8} {:>6} {:>6} {:>8} {:>8} {:>11} {:>9} {:>7} {:>7} {:>6}",
+            "{:<14} {:>6} {:>6} {:>9} {:>8} {:>6} {:>6} {:>8} {:>8} {:>11} {:>9} {:>9} {:>7} {:>7} {:>6}",
             sum.design, sum.seeds, sum.failed, sum.counts.ops, sum.counts.crashes, sum.counts.crashes_after_gc, sum.counts.crashes_after_checkpoint,
-            sum.counts.crashes_after_discard, sum.counts.crashes_with_upcalls, sum.counts.promised_checked, sum.counts.records_redone, sum.counts.fs_gc,
+            sum.counts.crashes_after_discard, sum.counts.crashes_with_upcalls, sum.counts.promised_checked, sum.counts.unsynced_visible, sum.counts.records_redone, sum.counts.fs_gc,
             sum.counts.device_gc, sum.counts.checkpoints
         );
         for f in &sum.failures {

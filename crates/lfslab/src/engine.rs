@@ -145,7 +145,7 @@ const CSGC_SIMPLIFICATIONS: [&str; 4] = [
     "csgc: coalescing merges consecutive source blocks into one flash-scheduler operation; it saves scheduler time only, since consecutive blocks sit on different dies",
 ];
 
-const RMIPU_SIMPLIFICATION: &str = "rmipu: each batch of written pages is remapped in the call that wrote it (the device flushes the batch's data first), so no remap is pending between calls: reads, overwrites, truncates, unlinks and GC never meet one; the paper tracks pairs across writeback and excludes their segments from cleaning. Its known crash window (after the remaps and the append metadata, before fsync returns) lies inside one call and is not reached by lfslab's crash checks";
+const RMIPU_SIMPLIFICATION: &str = "rmipu: each batch of written pages is remapped in the call that wrote it (the device flushes the batch's data first), so no remap is pending between calls: reads, overwrites, truncates, unlinks and GC never meet one; the paper tracks pairs across writeback and excludes their segments from cleaning. Its known crash window (remapped updates visible after a crash before fsync returns, rm-ipu.txt §3) is what lfslab swarm counts as unsynced-visible blocks";
 
 const D2FS_SIMPLIFICATIONS: [&str; 6] = [
     "d2fs: the upcall handler runs on its own simulated thread but its filemap/SIT/SSA updates take effect at the next filesystem entry (or 512-page writeback chunk) after the UPCALL-flagged completion",

@@ -61,6 +61,10 @@ pub struct SeedCounts {
     pub crashes_after_discard: u64,
     pub crashes_with_upcalls: u64,
     pub promised_checked: u64,
+    /// Blocks written since their last durability point that a mount
+    /// returned with the new data (`MountReport::unsynced_visible`; RM-IPU's
+    /// known window, and in-place updates).
+    pub unsynced_visible: u64,
     pub rolled_forward: u64,
     pub records_redone: u64,
     pub orphans_evicted: u64,
@@ -85,7 +89,7 @@ macro_rules! add_counts {
 impl SeedCounts {
     pub fn add(&mut self, o: &SeedCounts) {
         add_counts!(self, o, ops, crashes, crashes_after_gc, crashes_after_checkpoint, crashes_after_discard,
-            crashes_with_upcalls, promised_checked, rolled_forward, records_redone, orphans_evicted,
+            crashes_with_upcalls, promised_checked, unsynced_visible, rolled_forward, records_redone, orphans_evicted,
             blocks_read_checked, fs_gc, device_gc, checkpoints, records_created, call_errors, app_write_blocks);
     }
 }
@@ -473,6 +477,7 @@ impl Run {
         self.result.counts.crashes += 1;
         self.note_context(&rep);
         self.result.counts.promised_checked += rep.promised_checked;
+        self.result.counts.unsynced_visible += rep.unsynced_visible;
         self.result.counts.rolled_forward += rep.rolled_forward;
         self.result.counts.records_redone += rep.records_redone;
         self.result.counts.orphans_evicted += rep.orphans_evicted;

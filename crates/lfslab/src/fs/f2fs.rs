@@ -1093,7 +1093,7 @@ impl<D: BlockDevice> F2fs<D> {
                     f.committed.resize(off as usize + 1, 0);
                 }
                 f.committed[off as usize] = fp.0;
-                r.on_touch(ino, off, off + 1);
+                r.on_write(ino, off, fp.0);
             }
         }
         let done = self.submit_writes(t, &w);

@@ -41,8 +41,9 @@ pub struct RecoveryLog {
     node_log: Vec<(Nid, Node, u32)>,
     /// Inodes fsync'd since the checkpoint.
     pub(crate) fsynced: BTreeSet<Nid>,
-    /// Per file: content promised durable, and offsets written since.
-    pub(crate) durable: BTreeMap<Nid, (Vec<u32>, BTreeSet<u64>)>,
+    /// Per file: content promised durable, and offsets written (or
+    /// truncated: 0) since, with their latest content.
+    pub(crate) durable: BTreeMap<Nid, (Vec<u32>, BTreeMap<u64, u32>)>,
     /// D2FS: last migration record reflected in the checkpoint.
     pub(crate) cp_record: u64,
 }
@@ -78,7 +79,7 @@ impl RecoveryLog {
         self.cp_nodes = nodes;
         self.node_log.clear();
         self.fsynced.clear();
-        self.durable = committed.iter().map(|(&i, c)| (i, (c.clone(), BTreeSet::new()))).collect();
+        self.durable = committed.iter().map(|(&i, c)| (i, (c.clone(), BTreeMap::new()))).collect();
     }
 
     pub fn set_cp_record(&mut self, id: u64) {
@@ -92,14 +93,21 @@ impl RecoveryLog {
     /// fsync of `ino` returned: its committed content is durable.
     pub fn on_fsync(&mut self, ino: Nid, committed: &[u32]) {
         self.fsynced.insert(ino);
-        self.durable.insert(ino, (committed.to_vec(), BTreeSet::new()));
+        self.durable.insert(ino, (committed.to_vec(), BTreeMap::new()));
     }
 
-    /// Offsets of `ino` written (or truncated) after its durability point.
+    /// Offsets of `ino` truncated after its durability point.
     pub fn on_touch(&mut self, ino: Nid, from: u64, to: u64) {
         if let Some((d, touched)) = self.durable.get_mut(&ino) {
             let end = to.min(d.len() as u64);
-            touched.extend(from..end);
+            touched.extend((from..end).map(|o| (o, 0)));
+        }
+    }
+
+    /// Block `off` of `ino` was written with `fp` after its durability point.
+    pub fn on_write(&mut self, ino: Nid, off: u64, fp: u32) {
+        if let Some((_, touched)) = self.durable.get_mut(&ino) {
+            touched.insert(off, fp);
         }
     }
 
@@ -156,7 +164,7 @@ impl RecoveryLog {
         for (&ino, (promised, touched)) in &self.durable {
             r.files_checked += 1;
             for (off, &want) in promised.iter().enumerate() {
-                if want == 0 || touched.contains(&(off as u64)) {
+                if want == 0 || touched.contains_key(&(off as u64)) {
                     continue;
                 }
                 r.blocks_checked += 1;

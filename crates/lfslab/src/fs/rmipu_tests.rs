@@ -82,3 +82,29 @@ fn a_crash_after_the_remap_recovers_the_new_data() {
     assert_eq!(f.crash_check(t, false).unwrap().blocks_lost, 0);
     assert!(f.stats().node_write_blocks - nodes <= 2, "an fsync of updates writes at most the inode");
 }
+
+/// rm-ipu.txt §3's known window: updates written back (and remapped) but
+/// never fsync'd are visible after a crash, which F2FS's out-of-place
+/// updates roll back. The mount reports them as `unsynced_visible`; the
+/// promised (fsync'd) blocks are intact either way.
+#[test]
+fn a_crash_before_fsync_shows_remapped_updates_that_lfs_rolls_back() {
+    let visible = |rmipu: bool| {
+        let mut f = fs(rmipu, true);
+        let (ino, mut t) = f.create(SimTime::ZERO, f.root(), "f").unwrap();
+        t = f.write(t, ino, 0, &content(1, 256)).unwrap();
+        t = f.fsync(t, ino).unwrap();
+        t = f.checkpoint(t);
+        for off in (0..256).step_by(4) {
+            t = f.write_buffered(t, ino, off, &content(500 + off, 1)).unwrap();
+        }
+        // Writeback (the flusher), then power is cut before any fsync.
+        t = f.writeback(t, usize::MAX).unwrap();
+        let (_, rep) = f.crash_remount(t).unwrap();
+        assert!(rep.errors.is_empty(), "{rep:?}");
+        assert_eq!(rep.promised_lost, 0);
+        rep.unsynced_visible
+    };
+    assert_eq!(visible(true), 64, "every remapped update is visible after the crash");
+    assert_eq!(visible(false), 0, "F2FS LFS rolls un-synced updates back");
+}
