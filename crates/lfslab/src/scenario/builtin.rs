@@ -1,7 +1,7 @@
 //! Built-in scenarios, shipped as TOML in the repository's `scenarios/`
 //! folder and embedded here so `lfslab run` works without files.
 
-pub const BUILTIN_NAMES: [&str; 22] = [
+pub const BUILTIN_NAMES: [&str; 23] = [
     "default",
     "bench",
     "femu-hotcold",
@@ -24,6 +24,7 @@ pub const BUILTIN_NAMES: [&str; 22] = [
     "rmipu-seqread",
     "rmipu-metadata",
     "rmipu-fio",
+    "rmipu-tpcc",
 ];
 
 /// The TOML text of a built-in scenario.
@@ -51,6 +52,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "rmipu-seqread" => Some(include_str!("../../../../scenarios/rmipu-seqread.toml")),
         "rmipu-metadata" => Some(include_str!("../../../../scenarios/rmipu-metadata.toml")),
         "rmipu-fio" => Some(include_str!("../../../../scenarios/rmipu-fio.toml")),
+        "rmipu-tpcc" => Some(include_str!("../../../../scenarios/rmipu-tpcc.toml")),
         _ => None,
     }
 }
