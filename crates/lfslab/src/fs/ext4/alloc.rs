@@ -82,6 +82,11 @@ impl BlockAlloc {
         self.free_blocks -= len;
     }
 
+    /// Whether all of [start, start + len) is free.
+    pub fn is_free_run(&self, start: u64, len: u64) -> bool {
+        self.free.range(..=start).next_back().is_some_and(|(&s, &l)| start + len <= s + l)
+    }
+
     /// Allocate up to `want` contiguous blocks near `goal`: (start, length).
     pub fn alloc(&mut self, goal: u64, want: u64) -> Option<(u64, u64)> {
         debug_assert!(want > 0);

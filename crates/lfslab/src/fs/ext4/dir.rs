@@ -70,6 +70,10 @@ impl Ext4Dir {
         Some((ino, b as u64))
     }
 
+    pub fn entries(&self) -> impl Iterator<Item = (&str, Ino)> + '_ {
+        self.entries.iter().map(|(n, &(i, _))| (n.as_str(), i))
+    }
+
     /// Point an existing name at another inode: (the old inode, the block).
     pub fn replace(&mut self, name: &str, ino: Ino) -> Option<(Ino, u64)> {
         let e = self.entries.get_mut(name)?;

@@ -24,12 +24,14 @@ mod dir;
 mod extent;
 mod journal;
 pub mod layout;
+mod mount;
 
 use self::alloc::BlockAlloc;
 use self::dir::{Ext4Dir, EXT4_NAME_LEN};
 use self::extent::ExtentMap;
 use self::journal::Journal;
 pub use self::layout::{Ext4Layout, BLOCKS_PER_GROUP};
+pub use self::mount::Ext4MountReport;
 use super::config::FsConfig;
 use super::f2fs::{FsError, FsLockStats, FsStats, Ino};
 use super::vfs::{FileStat, IoMode, Vfs};
@@ -44,7 +46,7 @@ use std::collections::BTreeMap;
 pub const SIMPLIFICATIONS: [&str; 3] = [
     "ext4: directories fill their blocks in order (no htree by name hash); the allocator is mballoc's goal / first-fit / best-fit order without preallocations, request normalisation or stripe alignment; no backup superblocks",
     "ext4: jbd2 writes no revoke records and no fast commits; timestamps change once per 4 ms jiffy (the kernel's coarse clock at HZ=250); inode-table, bitmap and extent blocks are always cached, so only writes reach the device",
-    "ext4: no crash recovery is modelled (lfslab swarm covers F2FS and its variants); the journal is internal, in the middle of the volume, sized by mke2fs's table",
+    "ext4: crash recovery replays committed transactions as whole inode images and costs no simulated time (lfslab swarm covers F2FS and its variants; ext4's crash check is Ext4::crash_remount); the journal is internal, in the middle of the volume, sized by mke2fs's table",
 ];
 
 /// `expected` of a block fallocate reserved and nobody wrote: reads as zeros.
@@ -138,6 +140,8 @@ pub struct Ext4<D: BlockDevice> {
     used_blocks: u64,
     meta_version: u64,
     scratch: Vec<Option<Fingerprint>>,
+    /// Crash-recovery bookkeeping (`FsConfig::track_recovery`).
+    recovery: Option<Box<mount::Ext4Recovery>>,
 }
 
 fn meta_fp(blk: u64, version: u64) -> Fingerprint {
@@ -178,6 +182,7 @@ impl<D: BlockDevice> Ext4<D> {
             used_blocks: 0,
             meta_version: 0,
             scratch: Vec::new(),
+            recovery: None,
         };
         // Inodes 1..10 are reserved (EXT4_GOOD_OLD_FIRST_INO); 2 is the root.
         for i in 1..layout::FIRST_INO {
@@ -187,6 +192,9 @@ impl<D: BlockDevice> Ext4<D> {
         let (b, _) = fs.alloc.alloc(fs.layout.data_start(0), 1).ok_or("ext4: no room for the root directory")?;
         root.extents.insert(0, b, 1, false);
         fs.used_blocks += 1;
+        if fs.cfg.track_recovery {
+            fs.recovery = Some(Box::new(mount::Ext4Recovery::formatted(layout::ROOT_INO, &root)));
+        }
         fs.inodes.insert(layout::ROOT_INO, root);
         Ok(fs)
     }
@@ -287,6 +295,7 @@ impl<D: BlockDevice> Ext4<D> {
         if datasync {
             f.datasync_tid = tid;
         }
+        self.note_tx_inode(ino);
     }
 
     /// file_update_time: mtime/ctime change once per jiffy.
@@ -357,6 +366,7 @@ impl<D: BlockDevice> Ext4<D> {
             }
         }
         self.journal.committed(&plan, done);
+        self.note_commit();
         self.stats.checkpoints += 1;
         self.stats.checkpoint_time_ns += done.saturating_since(at).0;
         done
@@ -407,7 +417,13 @@ impl<D: BlockDevice> Ext4<D> {
         for ino in files {
             t = t.max(self.writeback_file(now, ino)?);
         }
-        Ok(self.commit(t))
+        let t = self.commit(t);
+        let t = self.dev.flush(t);
+        let all: Vec<Ino> = self.inodes.keys().copied().collect();
+        for ino in all {
+            self.note_durable(ino);
+        }
+        Ok(t)
     }
 
     // ---- blocks -------------------------------------------------------------
@@ -590,6 +606,11 @@ impl<D: BlockDevice> Ext4<D> {
         if let Some(off) = changed {
             t = self.extents_changed(ino, off, t)?;
         }
+        if self.recovery.is_some() {
+            for &(off, fp) in pages {
+                self.note_written(ino, off, fp.0);
+            }
+        }
         self.stats.data_write_blocks += pages.len() as u64;
         let done = self.submit_data(t, &w);
         self.journal.ordered_done = self.journal.ordered_done.max(done);
@@ -740,11 +761,9 @@ impl<D: BlockDevice> Ext4<D> {
         let t = self.writeback_file(t, ino)?;
         let f = &self.inodes[&ino];
         let tid = if datasync { f.datasync_tid } else { f.sync_tid };
-        if tid > self.journal.committed {
-            Ok(self.commit(t))
-        } else {
-            Ok(self.dev.flush(t))
-        }
+        let t = if tid > self.journal.committed { self.commit(t) } else { self.dev.flush(t) };
+        self.note_durable(ino);
+        Ok(t)
     }
 
     /// Truncate (or extend with a hole) to `blocks`.
@@ -760,6 +779,10 @@ impl<D: BlockDevice> Ext4<D> {
             // (ext4_orphan_add / ext4_orphan_del: the superblock's s_last_orphan).
             self.dirty(0, t);
             self.cache.drop_range(ino, blocks, u64::MAX);
+            let old_len = self.inodes[&ino].expected.len() as u64;
+            for off in blocks..old_len {
+                self.note_written(ino, off, 0);
+            }
             let f = self.inodes.get_mut(&ino).expect("checked");
             let runs = f.extents.remove_from(blocks);
             if f.expected.len() as u64 > blocks {
@@ -990,6 +1013,7 @@ impl<D: BlockDevice> Ext4<D> {
         self.dirty(gd, t);
         self.dirty(itb, t);
         self.set_inode_bit(ino, false);
+        self.note_evicted(ino);
         Ok(t)
     }
 
