@@ -13,7 +13,8 @@
 //! GC, a checkpoint or a discard, or in which D2FS's Coupled GC created
 //! migration records (so the mount redoes them):
 //! the filesystem is mounted again from what the device holds
-//! (`F2fs::crash_remount`: checkpoint, roll-forward, D2FS redo), and the
+//! (`F2fs::crash_remount`: checkpoint, roll-forward, D2FS redo;
+//! `Ext4::crash_remount`: jbd2 replay, orphan cleanup), and the
 //! workload goes on against the recovered state, and is cut again.
 //!
 //! A run fails when a mount loses a promised block or finds the tree
@@ -27,7 +28,7 @@
 //! and whether the mount redid D2FS records.
 
 use crate::compare::{Design, DESIGNS};
-use crate::fs::{F2fs, FsError, Ino, IoMode, MountReport, Vfs};
+use crate::fs::{AnyFs, Ext4, F2fs, FsError, Ino, IoMode, MountReport, Vfs};
 use crate::ftl::Ssd;
 use crate::nvme::Partition;
 use crate::oracle::{DataTag, Fingerprint};
@@ -35,7 +36,7 @@ use crate::scenario::Scenario;
 use crate::sim::{mix64, SimDuration, SimRng, SimTime};
 use std::collections::BTreeMap;
 
-type Fs = F2fs<Partition<Ssd>>;
+type Fs = AnyFs<Partition<Ssd>>;
 
 /// Operations per seed unless asked otherwise.
 pub const DEFAULT_OPS: u64 = 3_000;
@@ -115,19 +116,12 @@ impl SeedResult {
     }
 }
 
-/// Designs whose filesystem has no crash-recovery model yet.
-const NO_RECOVERY: [&str; 1] = ["ext4"];
-
-/// The designs the swarm knows (every design `compare` runs whose
-/// filesystem models crash recovery: F2FS and its variants).
+/// The designs the swarm knows (every design `compare` runs).
 pub fn designs() -> impl Iterator<Item = &'static str> {
-    DESIGNS.iter().map(|d| d.name).filter(|n| !NO_RECOVERY.contains(n))
+    DESIGNS.iter().map(|d| d.name)
 }
 
 fn design(name: &str) -> Result<&'static Design, String> {
-    if NO_RECOVERY.contains(&name) {
-        return Err(format!("--design: {name} has no crash-recovery model yet (jbd2 replay is not modelled); the swarm covers F2FS and its variants"));
-    }
     DESIGNS.iter().find(|d| d.name == name).ok_or_else(|| {
         let valid: Vec<&str> = designs().collect();
         format!("--design: unknown design {name:?}; valid: {}", valid.join(", "))
@@ -156,11 +150,17 @@ fn try_build(design: &Design, rng: &mut SimRng) -> Result<(Fs, String, u64), Str
     let pages = [32u32, 64][rng.below(2) as usize];
     let op = [0.1, 0.2][rng.below(2) as usize];
     let cache_mib = [2u64, 4, 16][rng.below(3) as usize];
-    let mut fs_lines = vec![
-        format!("kind = {:?}", design.fs_section().kind.unwrap_or_default()),
-        format!("cp_interval_s = {}", [1.0, 5.0, 60.0][rng.below(3) as usize]),
-        format!("idle_interval = {}", [0.05, 1.0][rng.below(2) as usize]),
-    ];
+    let kind = design.fs_section().kind.unwrap_or_default();
+    let ext4 = kind == "ext4";
+    let mut fs_lines = vec![format!("kind = {kind:?}")];
+    if ext4 {
+        fs_lines.push(format!("commit_interval_s = {}", [1.0, 5.0][rng.below(2) as usize]));
+        fs_lines.push(format!("journal_mib = {}", [4, 16][rng.below(2) as usize]));
+        fs_lines.push(format!("discard = {:?}", ["immediate", "off"][rng.below(2) as usize]));
+    } else {
+        fs_lines.push(format!("cp_interval_s = {}", [1.0, 5.0, 60.0][rng.below(3) as usize]));
+        fs_lines.push(format!("idle_interval = {}", [0.05, 1.0][rng.below(2) as usize]));
+    }
     if let Some(m) = design.fs_section().mode {
         fs_lines.push(format!("mode = {m:?}"));
     }
@@ -195,7 +195,10 @@ fn try_build(design: &Design, rng: &mut SimRng) -> Result<(Fs, String, u64), Str
     let ssd = f.device(&scenario.ssd).map_err(|e| format!("swarm device: {e}"))?;
     let part = Partition::new(ssd, f.partition_blocks);
     let user = f.user_blocks;
-    let fs = F2fs::format(part, cfg).map_err(|e| format!("swarm mkfs: {e}"))?;
+    let fs = match ext4 {
+        true => AnyFs::Ext4(Ext4::format(part, cfg).map_err(|e| format!("swarm mkfs: {e}"))?),
+        false => AnyFs::F2fs(F2fs::format(part, cfg).map_err(|e| format!("swarm mkfs: {e}"))?),
+    };
     let setup = format!("capacity {gib} GiB, {pages} pages per block, op {op}, page cache {cache_mib} MiB, [fs] {}", fs_lines.join(", "));
     Ok((fs, setup, user))
 }
@@ -260,7 +263,7 @@ impl Marks {
             fs_gc: s.gc_fg_count + s.gc_bg_count,
             checkpoints: s.checkpoints,
             discards: s.discard_cmds,
-            records: fs.dev.dev.coupled_stats().map_or(0, |c| c.records_created),
+            records: fs.dev().dev.coupled_stats().map_or(0, |c| c.records_created),
         }
     }
 
@@ -338,8 +341,7 @@ impl Run {
     }
 
     fn used(&mut self) -> u64 {
-        let fs = self.fs();
-        fs.files().filter_map(|i| fs.file_size_blocks(i)).sum()
+        self.fs().total_file_blocks()
     }
 
     /// One random operation by thread `k`.
@@ -574,8 +576,8 @@ pub fn run_seed(design_name: &str, seed: u64, ops: Option<u64>) -> Result<SeedRe
         run.result.counts.fs_gc = s.gc_fg_count + s.gc_bg_count;
         run.result.counts.checkpoints = s.checkpoints;
         run.result.counts.app_write_blocks = s.app_write_blocks;
-        run.result.counts.device_gc = fs.dev.dev.stats().gc_count;
-        run.result.counts.records_created = fs.dev.dev.coupled_stats().map_or(0, |c| c.records_created);
+        run.result.counts.device_gc = fs.dev().dev.stats().gc_count;
+        run.result.counts.records_created = fs.dev().dev.coupled_stats().map_or(0, |c| c.records_created);
     }
     Ok(run.result)
 }
@@ -640,7 +642,7 @@ fn drive(run: &mut Run, ops: u64) -> Result<(), String> {
     let t = run.threads.iter().map(|t| t.now).max().unwrap_or(SimTime::ZERO);
     let files: Vec<(Ino, u64)> = {
         let fs = run.fs();
-        fs.files().filter_map(|i| fs.file_size_blocks(i).map(|s| (i, s))).collect()
+        fs.files().into_iter().filter_map(|i| fs.file_size_blocks(i).map(|s| (i, s))).collect()
     };
     for (ino, size) in files {
         if size > 0 && run.fs().stat(t, ino).is_ok_and(|(s, _)| !s.is_dir) {
@@ -677,7 +679,7 @@ fn fill(run: &mut Run, mut t: SimTime) -> Result<SimTime, FsError> {
     }
     // Laid out and checkpointed, as `sync` after fio's layout: a crash
     // then starts from the full files rather than the format.
-    Ok(run.fs().checkpoint(t))
+    run.fs().sync_fs(t)
 }
 
 /// Shrink a failing seed: the fewest operations (bisected) that still fail.

@@ -3,7 +3,7 @@
 //! has (counters, cache, oracle) and, for F2FS and its variants, the rest.
 
 use super::ext4::Ext4;
-use super::f2fs::{F2fs, FsError, FsLockStats, FsStats, Ino};
+use super::f2fs::{F2fs, FsError, FsLockStats, FsStats, Ino, MountReport};
 use super::vfs::{FileStat, IoMode, Vfs};
 use crate::host::PageCacheStats;
 use crate::nvme::BlockDevice;
@@ -57,6 +57,38 @@ impl<D: BlockDevice> AnyFs<D> {
     }
     pub fn check_consistency(&self) -> Result<(), String> {
         each!(self, f => f.check_consistency())
+    }
+    pub fn file_size_blocks(&self, ino: Ino) -> Option<u64> {
+        each!(self, f => f.file_size_blocks(ino))
+    }
+    /// Every inode, in order.
+    pub fn files(&self) -> Vec<Ino> {
+        each!(self, f => f.files().collect())
+    }
+    /// The sizes of every file, summed (blocks).
+    pub fn total_file_blocks(&self) -> u64 {
+        each!(self, f => f.files().filter_map(|i| f.file_size_blocks(i)).sum())
+    }
+    /// Power is cut at `at`: mount again from the device (F2FS: checkpoint,
+    /// roll-forward, D2FS redo; ext4: jbd2 replay, orphan cleanup) and
+    /// check every promise. The report is F2FS's; ext4 fills the fields it has.
+    pub fn crash_remount(self, at: SimTime) -> Result<(Self, MountReport), String> {
+        match self {
+            AnyFs::F2fs(f) => f.crash_remount(at).map(|(f, r)| (AnyFs::F2fs(f), r)),
+            AnyFs::Ext4(f) => {
+                let (f, r) = f.crash_remount(at)?;
+                let rep = MountReport {
+                    inodes: r.inodes,
+                    orphans_evicted: r.orphans_evicted,
+                    promised_checked: r.promised_checked,
+                    promised_lost: r.promised_lost,
+                    unsynced_visible: r.unsynced_visible,
+                    errors: r.errors,
+                    ..MountReport::default()
+                };
+                Ok((AnyFs::Ext4(f), rep))
+            }
+        }
     }
     pub fn as_f2fs(&self) -> Option<&F2fs<D>> {
         match self {

@@ -15,9 +15,9 @@
 //!
 //! Simplified, and said so in reports (`SIMPLIFICATIONS`): no htree
 //! directories, no mballoc preallocation or request normalisation, no
-//! revoke records, no fast commits, no crash recovery (the crash swarm
-//! covers F2FS and its variants), timestamps at jiffy (4 ms) granularity
-//! as the kernel's coarse clock gives, metadata blocks always cached.
+//! revoke records, no fast commits, recovery that replays whole inode
+//! images (`mount.rs`), timestamps at jiffy (4 ms) granularity as the
+//! kernel's coarse clock gives, metadata blocks always cached.
 
 mod alloc;
 mod dir;
@@ -46,7 +46,7 @@ use std::collections::BTreeMap;
 pub const SIMPLIFICATIONS: [&str; 3] = [
     "ext4: directories fill their blocks in order (no htree by name hash); the allocator is mballoc's goal / first-fit / best-fit order without preallocations, request normalisation or stripe alignment; no backup superblocks",
     "ext4: jbd2 writes no revoke records and no fast commits; timestamps change once per 4 ms jiffy (the kernel's coarse clock at HZ=250); inode-table, bitmap and extent blocks are always cached, so only writes reach the device",
-    "ext4: crash recovery replays committed transactions as whole inode images and costs no simulated time (lfslab swarm covers F2FS and its variants; ext4's crash check is Ext4::crash_remount); the journal is internal, in the middle of the volume, sized by mke2fs's table",
+    "ext4: crash recovery (lfslab swarm, Ext4::crash_remount) replays committed transactions as whole inode images and costs no simulated time; the journal is internal, in the middle of the volume, sized by mke2fs's table",
 ];
 
 /// `expected` of a block fallocate reserved and nobody wrote: reads as zeros.
@@ -230,6 +230,10 @@ impl<D: BlockDevice> Ext4<D> {
     }
     pub fn free_blocks(&self) -> u64 {
         self.alloc.free_blocks()
+    }
+    /// Every inode, in order.
+    pub fn files(&self) -> impl Iterator<Item = Ino> + '_ {
+        self.inodes.keys().copied()
     }
     pub fn file_size_blocks(&self, ino: Ino) -> Option<u64> {
         self.inodes.get(&ino).map(|f| f.size_blocks)

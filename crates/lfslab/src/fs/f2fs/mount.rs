@@ -109,7 +109,9 @@ pub struct MountReport {
     /// Blocks written after their file's last durability point (never
     /// fsync'd) that the mount returns with the new data: a crash made
     /// un-synced writes visible. F2FS's out-of-place updates roll them back
-    /// (0); in-place updates (IPU) and RM-IPU's remaps do not: the window
+    /// (but roll-forward replays every node block an fsync'd inode wrote
+    /// since the checkpoint, later ones too); in-place updates (IPU) and
+    /// RM-IPU's remaps do not roll back at all: the window
     /// rm-ipu.txt §3 names as RM-IPU's known inconsistency. Not an error.
     pub unsynced_visible: u64,
     /// Consistency failures: lost promises, bad node blocks, SIT/SSA or
