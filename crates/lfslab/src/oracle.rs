@@ -135,3 +135,31 @@ mod tests {
         assert!(o.first_mismatch().unwrap().contains("lpn:0"));
     }
 }
+
+/// A file's expected content, one fingerprint per block (0: a hole).
+pub mod file_content {
+    use super::Fingerprint;
+
+    /// Blocks of [off, off + n) that hold nothing yet (new space a write needs).
+    pub fn new_blocks(expected: &[u32], off: u64, n: u64) -> u64 {
+        (off..off + n).filter(|&o| expected.get(o as usize).is_none_or(|&e| e == 0)).count() as u64
+    }
+
+    /// Record `content` written at `off`; returns how many blocks were holes.
+    pub fn record(expected: &mut Vec<u32>, off: u64, content: &[Fingerprint]) -> u64 {
+        let want = off as usize + content.len();
+        if expected.len() < want {
+            // Grow by an eighth, not double: the oracle is the largest per-file table.
+            if want > expected.capacity() {
+                expected.reserve_exact((want - expected.len()).max(expected.capacity() / 8));
+            }
+            expected.resize(want, 0);
+        }
+        let mut filled = 0;
+        for (e, fp) in expected[off as usize..want].iter_mut().zip(content) {
+            filled += (*e == 0) as u64;
+            *e = fp.0;
+        }
+        filled
+    }
+}

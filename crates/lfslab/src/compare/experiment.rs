@@ -407,6 +407,15 @@ impl Experiment {
     }
 }
 
+/// RM-IPU's four filesystems (rm-ipu.txt §4.1): ext4, F2FS (adaptive),
+/// F2FS-L (lfs mode) and RM-IPU.
+const RMIPU_RUNS: &[Variant] = &[
+    Variant { label: "ext4", design: "ext4", workload: None, set: &[] },
+    Variant { label: "f2fs", design: "f2fs-adaptive", workload: None, set: &[] },
+    Variant { label: "f2fs-lfs", design: "f2fs-lfs", workload: None, set: &[] },
+    Variant { label: "rmipu", design: "rmipu", workload: None, set: &[] },
+];
+
 pub const EXPERIMENTS: [Experiment; 20] = [
     Experiment {
         name: "d2fs-fio",
@@ -888,12 +897,7 @@ pub const EXPERIMENTS: [Experiment; 20] = [
         title: "RM-IPU §2.2 (fragmentation) and Table 1: a file updated by 4 KiB random writes, then read sequentially in 1 MiB reads, on ext4, F2FS, F2FS-L and RM-IPU",
         workload: "rmipu-seqread",
         designs: &[],
-        variants: &[
-            Variant { label: "ext4", design: "ext4", workload: None, set: &[] },
-            Variant { label: "f2fs", design: "f2fs-adaptive", workload: None, set: &[] },
-            Variant { label: "f2fs-lfs", design: "f2fs-lfs", workload: None, set: &[] },
-            Variant { label: "rmipu", design: "rmipu", workload: None, set: &[] },
-        ],
+        variants: RMIPU_RUNS,
         paper: &[
             PaperValue { design: "f2fs", metric: Metric::MeanReadRequestKib, paper: 17.0, source: "§2.2 and Table 1: mean read request of F2FS, 17 KiB" },
             PaperValue { design: "ext4", metric: Metric::MeanReadRequestKib, paper: 740.0, source: "Table 1: ext4 740 KiB (§2.2: 733); lfslab caps a read command at 1 MiB, the kernel split the paper's at about 740" },
@@ -915,12 +919,7 @@ pub const EXPERIMENTS: [Experiment; 20] = [
         title: "RM-IPU §2.2 (metadata update overheads): 1 GiB of 4 KiB random buffered writes to a 1 GiB file, fsync every 10, on ext4, F2FS, F2FS-L and RM-IPU",
         workload: "rmipu-metadata",
         designs: &[],
-        variants: &[
-            Variant { label: "ext4", design: "ext4", workload: None, set: &[] },
-            Variant { label: "f2fs", design: "f2fs-adaptive", workload: None, set: &[] },
-            Variant { label: "f2fs-lfs", design: "f2fs-lfs", workload: None, set: &[] },
-            Variant { label: "rmipu", design: "rmipu", workload: None, set: &[] },
-        ],
+        variants: RMIPU_RUNS,
         paper: &[
             PaperValue { design: "f2fs", metric: Metric::MetadataGib, paper: 1.02, source: "§2.2: F2FS writes 1.02 GiB of metadata" },
             PaperValue { design: "ext4", metric: Metric::MetadataGib, paper: 0.12, source: "§2.2: ext4 writes 0.12 GiB of metadata" },
@@ -938,12 +937,7 @@ pub const EXPERIMENTS: [Experiment; 20] = [
         title: "RM-IPU §4.3 (Fig. 3): four threads of 4 KiB random buffered updates with fsync every 10 on their own files, ext4, F2FS, F2FS-L and RM-IPU: throughput over time, FS-WAF and FTL-WAF",
         workload: "rmipu-fio",
         designs: &[],
-        variants: &[
-            Variant { label: "ext4", design: "ext4", workload: None, set: &[] },
-            Variant { label: "f2fs", design: "f2fs-adaptive", workload: None, set: &[] },
-            Variant { label: "f2fs-lfs", design: "f2fs-lfs", workload: None, set: &[] },
-            Variant { label: "rmipu", design: "rmipu", workload: None, set: &[] },
-        ],
+        variants: RMIPU_RUNS,
         paper: &[
             PaperValue { design: "rmipu", metric: Metric::SteadyIopsRelativeTo("ext4"), paper: 1.4, source: "§4.3: RM-IPU outperforms ext4 by up to 1.4x" },
             PaperValue { design: "ext4", metric: Metric::MeanWriteRequestKib, paper: 4.2, source: "§2.2 (Fig. 1, on a 970 EVO): ext4's mean I/O 4.2 KiB" },
@@ -964,12 +958,7 @@ pub const EXPERIMENTS: [Experiment; 20] = [
         title: "RM-IPU §4.3 (Fig. 4): TPC-C with 16 clients on ext4, F2FS, F2FS-L and RM-IPU: throughput, FS-WAF, FTL-WAF and write size",
         workload: "rmipu-tpcc",
         designs: &[],
-        variants: &[
-            Variant { label: "ext4", design: "ext4", workload: None, set: &[] },
-            Variant { label: "f2fs", design: "f2fs-adaptive", workload: None, set: &[] },
-            Variant { label: "f2fs-lfs", design: "f2fs-lfs", workload: None, set: &[] },
-            Variant { label: "rmipu", design: "rmipu", workload: None, set: &[] },
-        ],
+        variants: RMIPU_RUNS,
         paper: &[
             PaperValue { design: "ext4", metric: Metric::FtlWaf, paper: 2.5, source: "§4.3: as the database grows and fills the SSD, ext4's FTL-WAF reaches 2.5" },
             PaperValue { design: "rmipu", metric: Metric::FtlWaf, paper: 2.4, source: "§4.3: RM-IPU's FTL-WAF reaches 2.4" },

@@ -988,7 +988,7 @@ impl<D: BlockDevice> F2fs<D> {
         }
         // F2FS `inc_valid_block_count`: new blocks must fit the user blocks
         // (main area minus overprovisioning), nodes included.
-        let new = (off..off + n).filter(|&o| f.expected.get(o as usize).is_none_or(|&e| e == 0)).count() as u64;
+        let new = crate::oracle::file_content::new_blocks(&f.expected, off, n);
         if self.used_blocks + new + self.nm.live_count() + 1 > self.layout.user_blocks {
             return Err(FsError::NoSpace);
         }
@@ -1004,21 +1004,7 @@ impl<D: BlockDevice> F2fs<D> {
             f.size_blocks = off + n;
             self.nm.mark_dirty(ino);
         }
-        if f.expected.len() < (off + n) as usize {
-            // Grow by an eighth, not double: the oracle is the largest per-file table.
-            let want = (off + n) as usize;
-            if want > f.expected.capacity() {
-                f.expected.reserve_exact((want - f.expected.len()).max(f.expected.capacity() / 8));
-            }
-            f.expected.resize(want, 0);
-        }
-        for (i, fp) in content.iter().enumerate() {
-            let e = &mut f.expected[off as usize + i];
-            if *e == 0 {
-                self.used_blocks += 1;
-            }
-            *e = fp.0;
-        }
+        self.used_blocks += crate::oracle::file_content::record(&mut f.expected, off, content);
     }
 
     /// Give file pages their blocks and write them (F2FS `f2fs_do_write_data_page`):
@@ -1144,10 +1130,8 @@ impl<D: BlockDevice> F2fs<D> {
             self.cache.write(ino, off + i as u64, fp.0, t);
         }
         self.note_app_write(ino, off, content);
-        let limit = self.cache.capacity() * self.cfg.dirty_pct as usize / 100;
-        if self.cache.dirty_count() > limit {
-            let target = self.cache.capacity() * self.cfg.dirty_background_pct as usize / 100;
-            t = self.writeback(t, self.cache.dirty_count() - target)?;
+        if let Some(pages) = self.cache.over_dirty_limit(self.cfg.dirty_pct, self.cfg.dirty_background_pct) {
+            t = self.writeback(t, pages)?;
         }
         self.d2fs_after_op(t);
         Ok(self.balance_fs_bg(t))
@@ -1267,14 +1251,9 @@ impl<D: BlockDevice> F2fs<D> {
     /// The flusher thread: write back expired dirty pages, or enough to get
     /// under the background threshold. Runs beside the application.
     pub fn flusher(&mut self, now: SimTime) -> Result<SimTime, FsError> {
-        let background = self.cache.capacity() * self.cfg.dirty_background_pct as usize / 100;
-        let mut t = now;
-        if self.cache.dirty_count() > background {
-            t = self.writeback(now, self.cache.dirty_count() - background)?;
-        }
         let expire = SimDuration::from_secs_f64(self.cfg.dirty_expire_s);
-        let expired: Vec<Ino> =
-            self.cache.dirty_files().into_iter().filter(|&(_, at)| now.saturating_since(at) >= expire).map(|(i, _)| i).collect();
+        let (excess, expired) = self.cache.flusher_work(now, self.cfg.dirty_background_pct, expire);
+        let mut t = if excess > 0 { self.writeback(now, excess)? } else { now };
         for ino in expired {
             t = t.max(self.writeback_file(now, ino, usize::MAX)?);
         }

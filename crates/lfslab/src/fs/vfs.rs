@@ -61,3 +61,25 @@ pub trait Vfs {
     /// never changes results.
     fn prefetch(&self, _ino: Ino, _off: u64, _stage: u8) {}
 }
+
+/// Longest name (NAME_MAX; F2FS_NAME_LEN and EXT4_NAME_LEN alike).
+pub const NAME_MAX: usize = 255;
+
+/// A name a directory may hold: 1 to 255 bytes, no '/' or NUL, not "." or "..".
+pub(crate) fn check_name(name: &str) -> Result<(), FsError> {
+    if name.is_empty() || name.len() > NAME_MAX || name.contains(['/', '\0']) || name == "." || name == ".." {
+        return Err(FsError::BadName(name.into()));
+    }
+    Ok(())
+}
+
+/// rename(2) over an existing `old`: a file replaces a file, a directory
+/// an empty directory (`old_dir_empty`: None when `old` is a file).
+pub(crate) fn check_rename_over(src_is_dir: bool, old: Ino, old_dir_empty: Option<bool>) -> Result<(), FsError> {
+    match (src_is_dir, old_dir_empty) {
+        (_, Some(false)) => Err(FsError::NotEmpty(old)),
+        (false, Some(true)) => Err(FsError::IsDir(old)),
+        (true, None) => Err(FsError::NotDir(old)),
+        _ => Ok(()),
+    }
+}

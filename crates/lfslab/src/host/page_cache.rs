@@ -409,6 +409,25 @@ impl PageCache {
         self.dirty.contains_key(&ino)
     }
 
+    /// balance_dirty_pages: a writer that left more than `dirty_pct` of
+    /// the cache dirty writes back this many pages, down to
+    /// `background_pct`; None while under the limit.
+    pub fn over_dirty_limit(&self, dirty_pct: u32, background_pct: u32) -> Option<usize> {
+        let limit = self.capacity() * dirty_pct as usize / 100;
+        let target = self.capacity() * background_pct as usize / 100;
+        (self.dirty_count() > limit).then(|| self.dirty_count() - target)
+    }
+
+    /// The flusher's work at `now` (wb_workfn): pages to write back to get
+    /// under `background_pct`, and the files whose pages were dirtied
+    /// `expire` or longer ago.
+    pub fn flusher_work(&self, now: SimTime, background_pct: u32, expire: crate::sim::SimDuration) -> (usize, Vec<u32>) {
+        let background = self.capacity() * background_pct as usize / 100;
+        let excess = self.dirty_count().saturating_sub(background);
+        let expired = self.dirty_files().into_iter().filter(|&(_, at)| now.saturating_since(at) >= expire).map(|(i, _)| i).collect();
+        (excess, expired)
+    }
+
     /// Files with dirty pages, oldest-dirtied first.
     pub fn dirty_files(&self) -> Vec<(u32, SimTime)> {
         let mut v: Vec<(u32, SimTime)> = self.dirty.iter().map(|(&i, f)| (i, f.since)).collect();

@@ -14,7 +14,6 @@ use std::collections::BTreeMap;
 
 const BLOCK_ROOM: u16 = 4096 - 12;
 const DOT_DOTDOT: u16 = 24;
-pub const EXT4_NAME_LEN: usize = 255;
 
 fn rec_len(name: &str) -> u16 {
     ((8 + name.len() + 3) & !3) as u16

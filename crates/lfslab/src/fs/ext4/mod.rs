@@ -27,7 +27,7 @@ pub mod layout;
 mod mount;
 
 use self::alloc::BlockAlloc;
-use self::dir::{Ext4Dir, EXT4_NAME_LEN};
+use self::dir::Ext4Dir;
 use self::extent::ExtentMap;
 use self::journal::Journal;
 pub use self::layout::{Ext4Layout, BLOCKS_PER_GROUP};
@@ -527,7 +527,7 @@ impl<D: BlockDevice> Ext4<D> {
         if off + n > MAX_FILE_BLOCKS {
             return Err(FsError::TooLarge { ino, blocks: off + n });
         }
-        let new = (off..off + n).filter(|&o| f.expected.get(o as usize).is_none_or(|&e| e == 0)).count() as u64;
+        let new = crate::oracle::file_content::new_blocks(&f.expected, off, n);
         if self.used_blocks + new > self.user_blocks() {
             return Err(FsError::NoSpace);
         }
@@ -539,16 +539,7 @@ impl<D: BlockDevice> Ext4<D> {
         let n = content.len() as u64;
         self.stats.app_write_blocks += n;
         let f = self.inodes.get_mut(&ino).expect("checked");
-        if f.expected.len() < (off + n) as usize {
-            f.expected.resize((off + n) as usize, 0);
-        }
-        for (i, fp) in content.iter().enumerate() {
-            let e = &mut f.expected[off as usize + i];
-            if *e == 0 {
-                self.used_blocks += 1;
-            }
-            *e = fp.0;
-        }
+        self.used_blocks += crate::oracle::file_content::record(&mut f.expected, off, content);
         if off + n > f.size_blocks {
             f.size_blocks = off + n;
         }
@@ -660,10 +651,8 @@ impl<D: BlockDevice> Ext4<D> {
             self.dirty_inode(ino, t, false);
         }
         self.touch_times(ino, t);
-        let limit = self.cache.capacity() * self.cfg.dirty_pct as usize / 100;
-        if self.cache.dirty_count() > limit {
-            let target = self.cache.capacity() * self.cfg.dirty_background_pct as usize / 100;
-            t = self.writeback(t, self.cache.dirty_count() - target)?;
+        if let Some(pages) = self.cache.over_dirty_limit(self.cfg.dirty_pct, self.cfg.dirty_background_pct) {
+            t = self.writeback(t, pages)?;
         }
         Ok(t)
     }
@@ -849,14 +838,9 @@ impl<D: BlockDevice> Ext4<D> {
 
     /// The flusher, kjournald's timer and the block device's metadata writeback.
     pub fn background(&mut self, now: SimTime) -> Result<SimTime, FsError> {
-        let background = self.cache.capacity() * self.cfg.dirty_background_pct as usize / 100;
-        let mut t = now;
-        if self.cache.dirty_count() > background {
-            t = self.writeback(now, self.cache.dirty_count() - background)?;
-        }
         let expire = SimDuration::from_secs_f64(self.cfg.dirty_expire_s);
-        let expired: Vec<Ino> =
-            self.cache.dirty_files().into_iter().filter(|&(_, at)| now.saturating_since(at) >= expire).map(|(i, _)| i).collect();
+        let (excess, expired) = self.cache.flusher_work(now, self.cfg.dirty_background_pct, expire);
+        let mut t = if excess > 0 { self.writeback(now, excess)? } else { now };
         for ino in expired {
             t = t.max(self.writeback_file(now, ino)?);
         }
@@ -869,13 +853,6 @@ impl<D: BlockDevice> Ext4<D> {
     }
 
     // ---- namespace --------------------------------------------------------------
-
-    fn check_name(name: &str) -> Result<(), FsError> {
-        if name.is_empty() || name.len() > EXT4_NAME_LEN || name.contains(['/', '\0']) || name == "." || name == ".." {
-            return Err(FsError::BadName(name.into()));
-        }
-        Ok(())
-    }
 
     fn dir(&self, ino: Ino) -> Result<&Ext4Dir, FsError> {
         self.inode(ino)?.dir.as_deref().ok_or(FsError::NotDir(ino))
@@ -928,7 +905,7 @@ impl<D: BlockDevice> Ext4<D> {
     }
 
     fn new_inode_in(&mut self, now: SimTime, dir: Ino, name: &str, is_dir: bool) -> Result<(Ino, SimTime), FsError> {
-        Self::check_name(name)?;
+        super::vfs::check_name(name)?;
         if self.dir(dir)?.lookup(name).is_some() {
             return Err(FsError::Exists(name.into()));
         }
@@ -1022,19 +999,14 @@ impl<D: BlockDevice> Ext4<D> {
     }
 
     pub fn rename(&mut self, now: SimTime, from_dir: Ino, from: &str, to_dir: Ino, to: &str) -> Result<SimTime, FsError> {
-        Self::check_name(to)?;
+        super::vfs::check_name(to)?;
         let ino = self.dir(from_dir)?.lookup(from).ok_or_else(|| FsError::NotFound(from.into()))?;
         let target = self.dir(to_dir)?.lookup(to);
         if target == Some(ino) {
             return Ok(now + self.cpu(0));
         }
         if let Some(old) = target {
-            match (self.is_dir(ino), self.dir(old)) {
-                (_, Ok(d)) if !d.is_empty() => return Err(FsError::NotEmpty(old)),
-                (false, Ok(_)) => return Err(FsError::IsDir(old)),
-                (true, Err(_)) => return Err(FsError::NotDir(old)),
-                _ => {}
-            }
+            super::vfs::check_rename_over(self.is_dir(ino), old, self.dir(old).ok().map(|d| d.is_empty()))?;
         }
         let mut t = self.handle(now) + self.cpu(2);
         let (idx, new) = {

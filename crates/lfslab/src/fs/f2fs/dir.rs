@@ -26,8 +26,6 @@ pub const NR_INLINE_DENTRY: u16 = 182;
 const F2FS_SLOT_LEN: usize = 8;
 /// `MAX_DIR_HASH_DEPTH`.
 const MAX_DIR_HASH_DEPTH: u32 = 63;
-/// Longest name (`F2FS_NAME_LEN`).
-pub const F2FS_NAME_LEN: usize = 255;
 
 /// Where a directory change landed.
 #[derive(Clone, Debug, PartialEq, Eq)]

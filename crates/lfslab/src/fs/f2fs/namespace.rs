@@ -8,7 +8,7 @@
 //! the checkpoint or fsync. Lookups and stat hit the dcache and inode cache
 //! (CPU only): the papers' workloads run with metadata cached.
 
-use super::dir::{DentryChange, Dir, F2FS_NAME_LEN};
+use super::dir::{DentryChange, Dir};
 use super::*;
 use crate::fs::vfs::FileStat;
 
@@ -78,13 +78,6 @@ impl<D: BlockDevice> F2fs<D> {
         }
     }
 
-    fn check_name(name: &str) -> Result<(), FsError> {
-        if name.is_empty() || name.len() > F2FS_NAME_LEN || name.contains(['/', '\0']) || name == "." || name == ".." {
-            return Err(FsError::BadName(name.into()));
-        }
-        Ok(())
-    }
-
     /// Resolve `name` in `dir`.
     pub fn lookup(&mut self, now: SimTime, dir: Ino, name: &str) -> Result<(Option<Ino>, SimTime), FsError> {
         let found = self.dir(dir)?.lookup(name);
@@ -93,7 +86,7 @@ impl<D: BlockDevice> F2fs<D> {
 
     /// f2fs_create / f2fs_mkdir: a new inode linked into `dir` as `name`.
     fn new_inode_in(&mut self, now: SimTime, dir: Ino, name: &str, is_dir: bool) -> Result<(Ino, SimTime), FsError> {
-        Self::check_name(name)?;
+        crate::fs::vfs::check_name(name)?;
         if self.dir(dir)?.lookup(name).is_some() {
             return Err(FsError::Exists(name.into()));
         }
@@ -187,19 +180,14 @@ impl<D: BlockDevice> F2fs<D> {
     /// rename(2) (f2fs_rename): link `ino` under the new name, replacing an
     /// existing file or empty directory there, then drop the old entry.
     pub fn rename(&mut self, now: SimTime, from_dir: Ino, from: &str, to_dir: Ino, to: &str) -> Result<SimTime, FsError> {
-        Self::check_name(to)?;
+        crate::fs::vfs::check_name(to)?;
         let ino = self.dir(from_dir)?.lookup(from).ok_or_else(|| FsError::NotFound(from.into()))?;
         let target = self.dir(to_dir)?.lookup(to);
         if target == Some(ino) {
             return Ok(now + self.cpu(0));
         }
         if let Some(old) = target {
-            match (self.is_dir(ino), self.dir(old)) {
-                (_, Ok(d)) if !d.is_empty() => return Err(FsError::NotEmpty(old)),
-                (false, Ok(_)) => return Err(FsError::IsDir(old)),
-                (true, Err(_)) => return Err(FsError::NotDir(old)),
-                _ => {}
-            }
+            crate::fs::vfs::check_rename_over(self.is_dir(ino), old, self.dir(old).ok().map(|d| d.is_empty()))?;
         }
         let t = self.balance_fs(now)?;
         let t = self.cp_rwsem.read_from(t) + self.cpu(2);
