@@ -42,6 +42,11 @@ fn small_f2fs() {
 }
 
 #[test]
+fn small_ext4() {
+    check("small_ext4");
+}
+
+#[test]
 fn small_fileserver() {
     check("small_fileserver");
 }

@@ -425,35 +425,58 @@ impl RunReport {
         );
         if let Some(fs) = &self.fs {
             let c = &fs.counters;
-            let _ = writeln!(
-                s,
-                "fs       {} {} (ipu {}, discard {}) | partition {}, {} sections of {}, OP {:.2}% ({} ovp / {} reserved segs) | util at end {:.1}%, {} free sections",
-                fs.kind,
-                fs.mode,
-                fs.ipu_policy,
-                fs.discard,
-                fmt_bytes(fs.partition_bytes as f64),
-                fs.main_sections,
-                fmt_bytes(fs.section_bytes as f64),
-                fs.overprovision_pct,
-                fs.ovp_segments,
-                fs.reserved_segments,
-                fs.utilization_end_pct,
-                fs.free_sections_end,
-            );
-            let _ = writeln!(
-                s,
-                "fs-gc    FG {} (writers stalled {:.3}s), BG {} | moved {} data + {} node blocks | {} checkpoints ({:.3}s) | SSR {} IPU {} blocks",
-                c.gc_fg_count,
-                c.fg_gc_stall_ns as f64 / 1e9,
-                c.gc_bg_count,
-                c.gc_moved_data_blocks,
-                c.gc_moved_node_blocks,
-                c.checkpoints,
-                c.checkpoint_time_ns as f64 / 1e9,
-                c.ssr_blocks,
-                c.ipu_blocks,
-            );
+            if fs.kind == "ext4" {
+                // ext4: block groups, no overprovisioning, a journal instead of GC.
+                let _ = writeln!(
+                    s,
+                    "fs       ext4 {} (in-place, discard {}) | partition {}, {} block groups of {} | util at end {:.1}%, {} groups' worth free",
+                    fs.mode,
+                    fs.discard,
+                    fmt_bytes(fs.partition_bytes as f64),
+                    fs.main_sections,
+                    fmt_bytes(fs.section_bytes as f64),
+                    fs.utilization_end_pct,
+                    fs.free_sections_end,
+                );
+                let _ = writeln!(
+                    s,
+                    "jbd2     {} commits ({:.3}s) | log {} | metadata written in place {}",
+                    c.journal_commits,
+                    c.checkpoint_time_ns as f64 / 1e9,
+                    fmt_bytes((c.journal_write_blocks * 4096) as f64),
+                    fmt_bytes((c.meta_inplace_blocks * 4096) as f64),
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "fs       {} {} (ipu {}, discard {}) | partition {}, {} sections of {}, OP {:.2}% ({} ovp / {} reserved segs) | util at end {:.1}%, {} free sections",
+                    fs.kind,
+                    fs.mode,
+                    fs.ipu_policy,
+                    fs.discard,
+                    fmt_bytes(fs.partition_bytes as f64),
+                    fs.main_sections,
+                    fmt_bytes(fs.section_bytes as f64),
+                    fs.overprovision_pct,
+                    fs.ovp_segments,
+                    fs.reserved_segments,
+                    fs.utilization_end_pct,
+                    fs.free_sections_end,
+                );
+                let _ = writeln!(
+                    s,
+                    "fs-gc    FG {} (writers stalled {:.3}s), BG {} | moved {} data + {} node blocks | {} checkpoints ({:.3}s) | SSR {} IPU {} blocks",
+                    c.gc_fg_count,
+                    c.fg_gc_stall_ns as f64 / 1e9,
+                    c.gc_bg_count,
+                    c.gc_moved_data_blocks,
+                    c.gc_moved_node_blocks,
+                    c.checkpoints,
+                    c.checkpoint_time_ns as f64 / 1e9,
+                    c.ssr_blocks,
+                    c.ipu_blocks,
+                );
+            }
             if let Some(stages) = c.gc_stages_per_section() {
                 let mut stages = stages.to_vec();
                 if c.offload_requests > 0 {

@@ -1014,14 +1014,15 @@ fn resolve_ext4(f: &mut FsSection, device_blocks: u64, volume_scale: f64, c: Com
     let commit = finite_in("fs.commit_interval_s", *f.commit_interval_s.get_or_insert(5.0), 0.001, 1e6)?;
     // mke2fs sizes the journal for the volume; a scaled run keeps the
     // represented volume's journal-to-volume ratio.
-    let journal_blocks = match f.journal_mib {
-        Some(m) => m * 256,
-        None => {
-            let represented = (partition_blocks as f64 / volume_scale).round() as u64;
-            let j = crate::fs::ext4::layout::default_journal_blocks(represented).unwrap_or(1024);
-            ((j as f64 * volume_scale).round() as u64).max(1024)
-        }
-    };
+    let journal_mib = *f.journal_mib.get_or_insert_with(|| {
+        let represented = (partition_blocks as f64 / volume_scale).round() as u64;
+        let j = crate::fs::ext4::layout::default_journal_blocks(represented).unwrap_or(1024);
+        ((j as f64 * volume_scale / 256.0).round() as u64).max(4)
+    });
+    if journal_mib == 0 {
+        return Err(ScenarioError::invalid("fs.journal_mib", journal_mib, "must be at least 1 MiB"));
+    }
+    let journal_blocks = journal_mib * 256;
     let opts = crate::fs::Ext4Options { commit_interval_s: commit, discard, journal_blocks: Some(journal_blocks) };
     let layout = crate::fs::ext4::Ext4Layout::new(partition_blocks, Some(journal_blocks)).map_err(|_| match f.journal_mib {
         Some(m) => ScenarioError::invalid("fs.journal_mib", m, format!("does not fit a {partition_gib} GiB partition with its metadata")),
