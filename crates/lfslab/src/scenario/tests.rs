@@ -68,6 +68,13 @@ fn bad_values_name_field_and_value() {
         ("[ftl]\ngc_policy = \"lru\"\n[[job]]\n", "ftl.gc_policy", "lru"),
         ("[precondition]\nfill = 1.5\n[[job]]\n", "precondition.fill", "1.5"),
         ("seed = 3\n", "job", "[]"),
+        // ext4 refuses F2FS's options, and F2FS ext4's, by name.
+        ("[fs]\nkind = \"ext4\"\nmode = \"lfs\"\n[[job]]\n", "fs.mode", "F2FS option"),
+        ("[fs]\nkind = \"ext4\"\ndiscard = \"idle-batched\"\n[[job]]\n", "fs.discard", "idle-batched"),
+        ("[fs]\nkind = \"ext4\"\njournal_mib = 4096\n[[job]]\n", "fs.journal_mib", "4096"),
+        ("[fs]\nkind = \"ext4\"\ncommit_interval_s = 0\n[[job]]\n", "fs.commit_interval_s", "0"),
+        ("[fs]\njournal_mib = 16\n[[job]]\n", "fs.journal_mib", "ext4 option"),
+        ("[device]\ncmd_us = -1\n[[job]]\n", "device.cmd_us", "-1"),
     ];
     for (text, field, value) in cases {
         let e = err_of(text);
