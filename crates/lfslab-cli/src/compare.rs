@@ -190,6 +190,7 @@ pub fn reproduce_cmd(
     seed: Option<u64>,
     out: Option<PathBuf>,
     jobs: usize,
+    user_set: &[String],
 ) -> anyhow::Result<bool> {
     let runs = e.runs();
     let mut names: Vec<String> = runs.iter().map(|r| r.1).filter(|&n| n != compare::AS_GIVEN.name).map(String::from).collect();
@@ -200,9 +201,12 @@ pub fn reproduce_cmd(
     let dir = out.unwrap_or_else(|| PathBuf::from("lfslab-out").join(e.name));
     crate::check_output_dir("--out", &dir).map_err(Usage)?;
     outln!("# {}: {}\n# {}", e.name, e.title, e.caveat);
+    if !user_set.is_empty() {
+        outln!("# every run with --set {} (the paper's figures were not made so)", user_set.join(" --set "));
+    }
     // Each run's workload (the experiment's, or its own) with the run's
-    // settings outside [fs].
-    let split = |set: &[&str]| split_fs_settings(set.iter().map(|s| s.to_string()));
+    // settings outside [fs], then the user's.
+    let split = |set: &[&str]| split_fs_settings(set.iter().map(|s| s.to_string()).chain(user_set.iter().cloned()));
     let mut files: Vec<(&str, Vec<String>, ScenarioFile, PathBuf)> = Vec::new();
     for (_, _, w, set) in &runs {
         let (w, other) = (w.unwrap_or(e.workload), split(set).1);

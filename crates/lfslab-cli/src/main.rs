@@ -108,6 +108,11 @@ enum Command {
         /// cores); results are the same bits whatever the number.
         #[arg(long)]
         jobs: Option<usize>,
+        /// Override a field on every run, after the experiment's own
+        /// settings (`fs.*` on each design's [fs], others on the workload),
+        /// e.g. --set device.cmd_us=4 to see what a constant does.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
     /// Crash swarm: random file workloads on random small stacks of a
     /// design, power cuts at random points, remount from what the device
@@ -245,7 +250,7 @@ fn run_cli(cli: Cli) -> ExitCode {
             let o = compare::Options { designs, workload, scale, seed, set, out, jobs, from_aged, save_aged };
             exit_of(compare::compare_cmd(&o))
         }
-        Command::Reproduce { experiment, scale, seed, out, jobs } => match experiment {
+        Command::Reproduce { experiment, scale, seed, out, jobs, set } => match experiment {
             None => {
                 for e in lfslab::compare::EXPERIMENTS.iter() {
                     outln!("{:<12} {}", e.name, e.title);
@@ -253,7 +258,7 @@ fn run_cli(cli: Cli) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Some(name) => match compare::experiment_by_name(&name) {
-                Ok(e) => exit_of(compare::reproduce_cmd(e, scale, seed, out, compare::jobs_or_cores(jobs))),
+                Ok(e) => exit_of(compare::reproduce_cmd(e, scale, seed, out, compare::jobs_or_cores(jobs), &set)),
                 Err(e) => {
                     eprintln!("error: {e}");
                     ExitCode::from(2)

@@ -265,3 +265,21 @@ fn fio_json_has_fios_layout_one_entry_per_clone_unless_group_reporting() {
         assert_eq!(writes, 2 * 2048, "{name}: both clones write their 8 MiB");
     }
 }
+
+/// `reproduce --set` applies to every run after the experiment's own
+/// settings, says so first, and a bad key is bad input.
+#[test]
+fn reproduce_takes_overrides() {
+    let out = std::env::temp_dir().join(format!("lfslab-cli-repro-{}", std::process::id()));
+    let (code, stdout, stderr) =
+        lfslab(&["reproduce", "rmipu-frag", "--set", "device.cmd_us=0", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("# every run with --set device.cmd_us=0"), "{stdout}");
+    // Without the per-request cost, the fragmented read costs NAND time only: no gap.
+    let line = stdout.lines().find(|l| l.contains("application read bandwidth vs ext4")).expect("paper row");
+    let ours: f64 = line.split_whitespace().nth(8).unwrap().parse().unwrap();
+    assert!((ours - 1.0).abs() < 0.02, "{line}");
+    let (code, _, stderr) = lfslab(&["reproduce", "rmipu-frag", "--set", "device.cmd_uss=1", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cmd_uss"), "{stderr}");
+}
