@@ -45,7 +45,7 @@ use std::collections::BTreeMap;
 /// What the ext4 model leaves out, for reports.
 pub const SIMPLIFICATIONS: [&str; 3] = [
     "ext4: directories fill their blocks in order (no htree by name hash); the allocator is mballoc's goal / first-fit / best-fit order without preallocations, request normalisation or stripe alignment; no backup superblocks",
-    "ext4: jbd2 writes no revoke records and no fast commits; timestamps change once per 4 ms jiffy (the kernel's coarse clock at HZ=250); inode-table, bitmap and extent blocks are always cached, so only writes reach the device",
+    "ext4: jbd2 writes no revoke records and no fast commits; the commit block's FUA is a write followed by a cache flush (the device model has no per-write durability); timestamps change once per 4 ms jiffy (the kernel's coarse clock at HZ=250); inode-table, bitmap and extent blocks are always cached, so only writes reach the device",
     "ext4: crash recovery (lfslab swarm, Ext4::crash_remount) replays committed transactions as whole inode images and costs no simulated time; the journal is internal, in the middle of the volume, sized by mke2fs's table",
 ];
 
