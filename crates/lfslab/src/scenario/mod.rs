@@ -583,8 +583,9 @@ impl Scenario {
                     "job",
                     format!("{} MiB of files", (total * SLOT_BYTES) >> 20),
                     format!(
-                        "the files (with their node blocks) need {need} MiB but the filesystem offers {offer} MiB of user space \
-                         (partition minus mkfs overprovisioning): shrink size/filesize or enlarge fs.partition_gib"
+                        "the files (with their index blocks) need {need} MiB but the filesystem offers {offer} MiB of user space \
+                         (the partition less F2FS's mkfs overprovisioning, or ext4's tables and journal): shrink size/filesize \
+                         or enlarge fs.partition_gib"
                     ),
                 )
             })?;
