@@ -102,7 +102,7 @@ impl<D: BlockDevice> Ext4<D> {
     /// Power is cut at `at`: mount again from what the device and the
     /// journal hold, evict the orphans, check every promise. Err if crash
     /// recovery is not tracked.
-    pub fn crash_remount(self, _at: SimTime) -> Result<(Self, Ext4MountReport), String> {
+    pub fn crash_remount(self, at: SimTime) -> Result<(Self, Ext4MountReport), String> {
         let Ext4 { dev, cfg, opts, layout, mkfs_blocks, root, stats, oracle, recovery, .. } = self;
         let Some(rec) = recovery else {
             return Err("crash recovery is not tracked (FsConfig::track_recovery)".into());
@@ -212,7 +212,7 @@ impl<D: BlockDevice> Ext4<D> {
             }
         }
         // ext4_orphan_cleanup, then a clean journal from here on.
-        let t = SimTime::ZERO.max(fs.journal.commit_done);
+        let t = at;
         for ino in orphans {
             fs.inodes.get_mut(&ino).expect("listed").orphan = false;
             fs.evict(t, ino).map_err(|e| format!("evicting orphan {ino}: {e}"))?;
