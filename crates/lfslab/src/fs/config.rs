@@ -273,6 +273,10 @@ pub struct FsConfig {
     pub dirty_pct: u32,
     /// Dirty pages older than this are written back (vm.dirty_expire_centisecs, 30 s).
     pub dirty_expire_s: f64,
+    /// A writer crossing dirty_background_pct starts background writeback
+    /// (wb_start_background_writeback) instead of waiting for the flusher's tick.
+    #[serde(default)]
+    pub writeback_on_threshold: bool,
     /// Keep the checkpoint image and node log needed to check crash
     /// recovery (`F2fs::crash_check`); costs memory, off by default.
     pub track_recovery: bool,
@@ -337,6 +341,7 @@ impl Default for FsConfig {
             csgc: None,
             rmipu: false,
             ext4: None,
+            writeback_on_threshold: false,
         }
     }
 }

@@ -1132,6 +1132,14 @@ impl<D: BlockDevice> F2fs<D> {
         self.note_app_write(ino, off, content);
         if let Some(pages) = self.cache.over_dirty_limit(self.cfg.dirty_pct, self.cfg.dirty_background_pct) {
             t = self.writeback(t, pages)?;
+        } else if self.cfg.writeback_on_threshold {
+            // wb_start_background_writeback: the flusher starts now, in
+            // chunks of MIN_WRITEBACK_PAGES (fs-writeback.c:
+            // writeback_chunk_size); the writer does not wait for it.
+            let excess = self.cache.over_background(self.cfg.dirty_background_pct);
+            if excess > 0 {
+                self.writeback(t, excess.max(crate::host::MIN_WRITEBACK_PAGES))?;
+            }
         }
         self.d2fs_after_op(t);
         Ok(self.balance_fs_bg(t))

@@ -6,4 +6,4 @@ mod page_index;
 pub(crate) use page_index::PageIndex;
 
 pub use lock::{LockStats, SimMutex, SimRwLock};
-pub use page_cache::{PageCache, PageCacheStats};
+pub use page_cache::{PageCache, PageCacheStats, MIN_WRITEBACK_PAGES};

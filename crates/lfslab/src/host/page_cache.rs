@@ -16,6 +16,10 @@
 use crate::sim::SimTime;
 use serde::Serialize;
 use super::page_index::PageIndex;
+
+/// fs-writeback.c MIN_WRITEBACK_PAGES: 4 MiB of 4 KiB pages, the smallest
+/// chunk background writeback takes.
+pub const MIN_WRITEBACK_PAGES: usize = 1024;
 use std::collections::BTreeMap;
 
 type Key = (u32, u64);
@@ -416,6 +420,12 @@ impl PageCache {
         let limit = self.capacity() * dirty_pct as usize / 100;
         let target = self.capacity() * background_pct as usize / 100;
         (self.dirty_count() > limit).then(|| self.dirty_count() - target)
+    }
+
+    /// Pages above `background_pct` (what background writeback would take).
+    /// Background writeback goes in chunks of at least `MIN_WRITEBACK_PAGES`.
+    pub fn over_background(&self, background_pct: u32) -> usize {
+        self.dirty_count().saturating_sub(self.capacity() * background_pct as usize / 100)
     }
 
     /// The flusher's work at `now` (wb_workfn): pages to write back to get

@@ -205,6 +205,12 @@ pub struct HostSection {
     /// vm.dirty_expire in seconds (default 30).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_expire_s: Option<f64>,
+    /// When background writeback starts: "tick" (default: the flusher
+    /// looks at each daemon tick) or "threshold" (as Linux: a writer that
+    /// crosses dirty_background_ratio starts it, wb_start_background_writeback,
+    /// and goes on without waiting).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_writeback: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]

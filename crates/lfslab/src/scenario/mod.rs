@@ -690,9 +690,15 @@ fn resolve_fs(
         ));
     }
     let dirty_expire_s = finite_in("host.dirty_expire_s", *host.dirty_expire_s.get_or_insert(30.0), 0.001, 1e6)?;
+    let bw_text = host.background_writeback.get_or_insert_with(|| "tick".into()).clone();
+    let on_threshold = match bw_text.as_str() {
+        "tick" => false,
+        "threshold" => true,
+        _ => return Err(ScenarioError::invalid("host.background_writeback", format!("{bw_text:?}"), "valid: tick, threshold")),
+    };
     let kind = f.kind.get_or_insert_with(|| "f2fs".into()).clone();
     if kind == "ext4" {
-        let common = CommonFs { cache_mib, dirty_bg, dirty, dirty_expire_s };
+        let common = CommonFs { cache_mib, dirty_bg, dirty, dirty_expire_s, on_threshold };
         return resolve_ext4(f, device_blocks, volume_scale, common);
     }
     for (name, set) in [("commit_interval_s", f.commit_interval_s.is_some()), ("journal_mib", f.journal_mib.is_some())] {
@@ -859,6 +865,7 @@ fn resolve_fs(
         dirty_background_pct: dirty_bg,
         dirty_pct: dirty,
         dirty_expire_s,
+        writeback_on_threshold: on_threshold,
         track_recovery: false,
         d2fs: None,
         zoned: zoned || csgc,
@@ -961,6 +968,7 @@ struct CommonFs {
     dirty_bg: u32,
     dirty: u32,
     dirty_expire_s: f64,
+    on_threshold: bool,
 }
 
 /// fs.kind = "ext4": the partition, the journal and the mount options;
@@ -1041,6 +1049,7 @@ fn resolve_ext4(f: &mut FsSection, device_blocks: u64, volume_scale: f64, c: Com
         dirty_background_pct: c.dirty_bg,
         dirty_pct: c.dirty,
         dirty_expire_s: c.dirty_expire_s,
+        writeback_on_threshold: c.on_threshold,
         ext4: Some(opts),
         ..FsConfig::default()
     };

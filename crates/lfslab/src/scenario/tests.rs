@@ -75,6 +75,7 @@ fn bad_values_name_field_and_value() {
         ("[fs]\nkind = \"ext4\"\ncommit_interval_s = 0\n[[job]]\n", "fs.commit_interval_s", "0"),
         ("[fs]\njournal_mib = 16\n[[job]]\n", "fs.journal_mib", "ext4 option"),
         ("[device]\ncmd_us = -1\n[[job]]\n", "device.cmd_us", "-1"),
+        ("[host]\nbackground_writeback = \"eager\"\n[fs]\n[[job]]\n", "host.background_writeback", "eager"),
     ];
     for (text, field, value) in cases {
         let e = err_of(text);
