@@ -1028,8 +1028,12 @@ fn resolve_ext4(f: &mut FsSection, device_blocks: u64, volume_scale: f64, c: Com
         let j = crate::fs::ext4::layout::default_journal_blocks(represented).unwrap_or(1024);
         ((j as f64 * volume_scale / 256.0).round() as u64).max(4)
     });
-    if journal_mib == 0 {
-        return Err(ScenarioError::invalid("fs.journal_mib", journal_mib, "must be at least 1 MiB"));
+    if journal_mib < 4 {
+        return Err(ScenarioError::invalid(
+            "fs.journal_mib",
+            journal_mib,
+            "below jbd2's minimum of 1024 blocks, 4 MiB (JBD2_MIN_JOURNAL_BLOCKS; mke2fs refuses it)",
+        ));
     }
     let journal_blocks = journal_mib * 256;
     let opts = crate::fs::Ext4Options { commit_interval_s: commit, discard, journal_blocks: Some(journal_blocks) };

@@ -72,6 +72,7 @@ fn bad_values_name_field_and_value() {
         ("[fs]\nkind = \"ext4\"\nmode = \"lfs\"\n[[job]]\n", "fs.mode", "F2FS option"),
         ("[fs]\nkind = \"ext4\"\ndiscard = \"idle-batched\"\n[[job]]\n", "fs.discard", "idle-batched"),
         ("[fs]\nkind = \"ext4\"\njournal_mib = 4096\n[[job]]\n", "fs.journal_mib", "4096"),
+        ("[fs]\nkind = \"ext4\"\njournal_mib = 2\n[[job]]\n", "fs.journal_mib", "JBD2_MIN_JOURNAL_BLOCKS"),
         ("[fs]\nkind = \"ext4\"\ncommit_interval_s = 0\n[[job]]\n", "fs.commit_interval_s", "0"),
         ("[fs]\njournal_mib = 16\n[[job]]\n", "fs.journal_mib", "ext4 option"),
         ("[device]\ncmd_us = -1\n[[job]]\n", "device.cmd_us", "-1"),

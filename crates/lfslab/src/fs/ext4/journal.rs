@@ -81,7 +81,7 @@ impl Journal {
 
     /// j_max_transaction_buffers: a quarter of the log (jbd2_journal_get_max_txn_bufs).
     pub fn max_transaction(&self) -> u64 {
-        (self.len - 1) / 4
+        ((self.len - 1) / 4).max(1)
     }
 
     /// jbd2_log_space_left.

@@ -57,6 +57,13 @@ const JIFFY_NS: u64 = 4_000_000;
 const MAX_FILE_BLOCKS: u64 = 1 << 32;
 /// mpage_map_and_submit_extent maps at most this many blocks per extent.
 const MAX_WRITEPAGES_EXTENT_LEN: u64 = 2048;
+/// Credits a handle reserves (an assumption: an upper bound of what the
+/// operations lfslab models dirty in one handle, ext4_rename's two
+/// directories and inodes with a new directory block being the largest;
+/// ext4's own counts, EXT4_DATA_TRANS_BLOCKS and friends, are of the same
+/// order). A larger operation (a truncate over many groups) commits when
+/// the transaction fills, mid-operation, as ext4_journal_restart does.
+const HANDLE_CREDITS: u64 = 64;
 /// EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME: flex groups this large reserve their
 /// first group for directories (ext4_inode_to_goal_block).
 const FLEX_SIZE_DIR_ALLOC_SCHEME: u64 = 4;
@@ -274,7 +281,9 @@ impl<D: BlockDevice> Ext4<D> {
     /// running transaction that is not full (a full one commits first).
     fn handle(&mut self, now: SimTime) -> SimTime {
         let mut t = now;
-        if self.journal.running.len() as u64 >= self.journal.max_transaction() {
+        // The handle's credits must fit the running transaction, or it
+        // waits for a commit first, so an operation is never split.
+        if self.journal.running.len() as u64 + HANDLE_CREDITS > self.journal.max_transaction() {
             t = self.commit(t);
         }
         let need = self.journal.max_transaction();
@@ -284,8 +293,15 @@ impl<D: BlockDevice> Ext4<D> {
         t
     }
 
+    /// A metadata block joins the running transaction. A transaction that
+    /// reaches its size limit commits before the operation goes on (the
+    /// handle restarts: ext4_journal_restart), so no commit ever asks the
+    /// log for more than it holds.
     fn dirty(&mut self, blk: u64, now: SimTime) {
         self.journal.dirty(blk, now);
+        if self.journal.running.len() as u64 >= self.journal.max_transaction() {
+            self.commit(now);
+        }
     }
 
     /// ext4_mark_inode_dirty within a handle; `datasync` when what finding

@@ -324,3 +324,26 @@ fn remount_reports_a_promised_block_the_device_lost() {
     assert_eq!((rep.promised_checked, rep.promised_lost), (64, 1), "{rep:?}");
     assert!(rep.errors.iter().any(|e| e.contains("block 3")), "{:?}", rep.errors);
 }
+
+/// A journal far smaller than one operation's metadata (a user's
+/// fs.journal_mib on a large volume, here 8 blocks): the operation's
+/// handle restarts (ext4_journal_restart), committing as the transaction
+/// fills, instead of asking the log for more than it has.
+#[test]
+fn a_tiny_journal_restarts_handles_instead_of_overflowing() {
+    let mut f = fs(128, Ext4Options { journal_blocks: Some(8), ..Ext4Options::default() });
+    let root = f.root();
+    let (a, t) = f.mkdir(SimTime::ZERO, root, "a").unwrap();
+    let (b, mut t) = f.mkdir(t, root, "b").unwrap();
+    for i in 0..300 {
+        let (ino, t2) = f.create(t, a, &format!("a-long-file-name-{i:04}")).unwrap();
+        t = f.write(t2, ino, 0, &content(i, 3)).unwrap();
+    }
+    for i in 0..300 {
+        t = f.rename(t, a, &format!("a-long-file-name-{i:04}"), b, &format!("b-{i}")).unwrap();
+    }
+    let t = f.truncate(t, f.dir(b).unwrap().lookup("b-7").unwrap(), 0).unwrap();
+    f.sync_fs(t).unwrap();
+    assert!(f.stats().journal_commits > 100);
+    f.check_consistency().unwrap();
+}
