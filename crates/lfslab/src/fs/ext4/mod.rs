@@ -156,45 +156,50 @@ fn meta_fp(blk: u64, version: u64) -> Fingerprint {
 }
 
 impl<D: BlockDevice> Ext4<D> {
+    /// A volume with mkfs's metadata and nothing else: every other block
+    /// free, inodes 1..10 reserved (EXT4_GOOD_OLD_FIRST_INO), an empty
+    /// journal. `format` adds the root; a crash mount, what it replays.
+    fn empty(dev: D, cfg: FsConfig, opts: Ext4Options, layout: Ext4Layout, stats: FsStats, oracle: OracleStats) -> Self {
+        let mut alloc = BlockAlloc::default();
+        alloc.free(0, layout.blocks);
+        let mut mkfs_blocks = 0;
+        for (s, l) in layout.metadata_ranges() {
+            alloc.take(s, l);
+            mkfs_blocks += l;
+        }
+        let mut fs = Ext4 {
+            dev,
+            cache: PageCache::new(cfg.page_cache_pages),
+            cfg,
+            opts,
+            journal: Journal::new(layout.journal_start, layout.journal_blocks),
+            inode_bits: vec![0; layout.max_inodes().div_ceil(64) as usize],
+            layout,
+            alloc,
+            mkfs_blocks,
+            inodes_used: 0,
+            inodes: BTreeMap::new(),
+            root: layout::ROOT_INO,
+            stats,
+            oracle,
+            used_blocks: 0,
+            meta_version: 0,
+            scratch: Vec::new(),
+            recovery: None,
+        };
+        for i in 1..layout::FIRST_INO {
+            fs.set_inode_bit(i, true);
+        }
+        fs
+    }
+
     /// mkfs.ext4 + mount on the whole of `dev`.
     pub fn format(dev: D, cfg: FsConfig) -> Result<Self, String> {
         let opts = cfg.ext4.clone().unwrap_or_default();
         let blocks = dev.capacity_blocks().min(MAX_FILE_BLOCKS);
         let layout = Ext4Layout::new(blocks, opts.journal_blocks)
             .map_err(|e| format!("ext4: a volume of {} blocks is too small for its metadata and journal", e.0))?;
-        let mut alloc = BlockAlloc::default();
-        alloc.free(0, blocks);
-        let mut mkfs_blocks = 0;
-        for (s, l) in layout.metadata_ranges() {
-            alloc.take(s, l);
-            mkfs_blocks += l;
-        }
-        let words = layout.max_inodes().div_ceil(64) as usize;
-        let journal = Journal::new(layout.journal_start, layout.journal_blocks);
-        let mut fs = Ext4 {
-            dev,
-            cache: PageCache::new(cfg.page_cache_pages),
-            cfg,
-            opts,
-            layout,
-            alloc,
-            mkfs_blocks,
-            inode_bits: vec![0; words],
-            inodes_used: 0,
-            inodes: BTreeMap::new(),
-            root: layout::ROOT_INO,
-            journal,
-            stats: FsStats::default(),
-            oracle: OracleStats::default(),
-            used_blocks: 0,
-            meta_version: 0,
-            scratch: Vec::new(),
-            recovery: None,
-        };
-        // Inodes 1..10 are reserved (EXT4_GOOD_OLD_FIRST_INO); 2 is the root.
-        for i in 1..layout::FIRST_INO {
-            fs.set_inode_bit(i, true);
-        }
+        let mut fs = Self::empty(dev, cfg, opts, layout, FsStats::default(), OracleStats::default());
         let mut root = Inode::new(layout::ROOT_INO, true);
         let (b, _) = fs.alloc.alloc(fs.layout.data_start(0), 1).ok_or("ext4: no room for the root directory")?;
         root.extents.insert(0, b, 1, false);

@@ -103,39 +103,12 @@ impl<D: BlockDevice> Ext4<D> {
     /// journal hold, evict the orphans, check every promise. Err if crash
     /// recovery is not tracked.
     pub fn crash_remount(self, at: SimTime) -> Result<(Self, Ext4MountReport), String> {
-        let Ext4 { dev, cfg, opts, layout, mkfs_blocks, root, stats, oracle, recovery, .. } = self;
+        let Ext4 { dev, cfg, opts, layout, root, stats, oracle, recovery, .. } = self;
         let Some(rec) = recovery else {
             return Err("crash recovery is not tracked (FsConfig::track_recovery)".into());
         };
         let mut rep = Ext4MountReport::default();
-        let mut alloc = BlockAlloc::default();
-        alloc.free(0, layout.blocks);
-        for (s, l) in layout.metadata_ranges() {
-            alloc.take(s, l);
-        }
-        let mut fs = Ext4 {
-            dev,
-            cache: PageCache::new(cfg.page_cache_pages),
-            cfg,
-            opts,
-            journal: Journal::new(layout.journal_start, layout.journal_blocks),
-            inode_bits: vec![0; layout.max_inodes().div_ceil(64) as usize],
-            layout,
-            alloc,
-            mkfs_blocks,
-            inodes_used: 0,
-            inodes: BTreeMap::new(),
-            root,
-            stats,
-            oracle,
-            used_blocks: 0,
-            meta_version: 0,
-            scratch: Vec::new(),
-            recovery: None,
-        };
-        for i in 1..layout::FIRST_INO {
-            fs.set_inode_bit(i, true);
-        }
+        let mut fs = Ext4::empty(dev, cfg, opts, layout, stats, oracle);
         // Replay: every inode as its last commit left it.
         for (&ino, img) in &rec.committed {
             let mut f = img.clone();
