@@ -576,6 +576,12 @@ impl Run {
         if s.database.is_some() {
             simplifications.push(workload::database::SIMPLIFICATION.to_string());
         }
+        if s.ssd.timing.cmd_ns > 0 {
+            simplifications.push(format!(
+                "device: every command takes {} us on one command-processing core, in turn (device.cmd_us; the femu preset's 8.5 us is FEMU's per-request overhead, fitted once on RM-IPU's fragmented-read gap, docs/calibration.md); the host block layer's per-command CPU is fs.bio_ns",
+                s.ssd.timing.cmd_ns as f64 / 1000.0
+            ));
+        }
         if s.ssd.ftl.mapping.starts_with("interval") {
             simplifications.extend(INTERVAL_SIMPLIFICATIONS.iter().map(|s| s.to_string()));
         }
