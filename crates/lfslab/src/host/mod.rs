@@ -1,9 +1,13 @@
-//! Host-side resources: simulated locks and the page cache.
+//! Host-side resources: CPU cores, simulated locks and the page cache.
 
+mod cpu_pool;
 mod lock;
+mod lock_table;
 mod page_cache;
 mod page_index;
 pub(crate) use page_index::PageIndex;
 
+pub use cpu_pool::{CpuPool, CPU_BUCKET};
 pub use lock::{LockStats, SimMutex, SimRwLock};
+pub use lock_table::{KeyedLock, LockTable, LockUse, TimedLock};
 pub use page_cache::{PageCache, PageCacheStats, MIN_WRITEBACK_PAGES};

@@ -19,9 +19,8 @@ pub struct Calendar {
 }
 
 impl Calendar {
-    /// Reserve `len` at the earliest gap at or after `at`; returns when the
-    /// reservation ends.
-    pub fn reserve(&mut self, at: SimTime, len: SimDuration) -> SimTime {
+    /// The start of the earliest gap of `len` at or after `at` (not reserved).
+    pub fn fit(&self, at: SimTime, len: SimDuration) -> SimTime {
         let mut start = at;
         // The interval that may cover `at`, then the ones after it.
         if let Some((_, &e)) = self.busy.range(..=at).next_back() {
@@ -33,6 +32,13 @@ impl Calendar {
             }
             start = start.max(e);
         }
+        start
+    }
+
+    /// Reserve `len` at the earliest gap at or after `at`; returns when the
+    /// reservation ends.
+    pub fn reserve(&mut self, at: SimTime, len: SimDuration) -> SimTime {
+        let start = self.fit(at, len);
         let end = start + len;
         // Merge with neighbours that touch.
         let (mut s, mut e) = (start, end);
