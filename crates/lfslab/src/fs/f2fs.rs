@@ -32,6 +32,7 @@ mod background;
 mod csgc;
 mod d2fs;
 mod dir;
+mod gc_workers;
 mod iplfs;
 mod mount;
 mod namespace;
@@ -41,6 +42,7 @@ use dir::Dir;
 pub use background::{default_reclaim_segments, MAX_RECLAIM_PREFREE_SEGMENTS};
 pub use csgc::CsgcConfig;
 pub use d2fs::RegionSample;
+pub use gc_workers::ParallelGcStats;
 pub use mount::MountReport;
 
 /// How a data page reaches the device, for the in-place-update decision.
@@ -347,6 +349,8 @@ pub struct F2fs<D: BlockDevice> {
     /// IPLFS: per-section bitmaps of blocks invalidated since the checkpoint.
     iplfs_discards: std::collections::BTreeMap<u32, [u64; 8]>,
     iplfs_pending: u64,
+    /// Host cores and the parallel GC engines' locks (gc_workers.rs).
+    gc: gc_workers::GcWorkers,
 }
 
 fn meta_fp(kind: u64, blk: u64, version: u64) -> Fingerprint {
@@ -388,7 +392,11 @@ impl<D: BlockDevice> F2fs<D> {
         // The SSA entry's packing bounds the nids (ssa.rs).
         let mut nm = NodeManager::new(layout.max_nid.min(super::ssa::MAX_NID));
         let root = nm.new_inode().expect("fresh node manager has nids");
-        let sm = SegmentManager::new(&layout);
+        let mut sm = SegmentManager::new(&layout);
+        let e = &cfg.gc_engine;
+        if e.kind == super::config::GcEngineKind::Dgc && e.dws {
+            sm.set_gc_streams(e.threads as usize);
+        }
         let mut fs = Self::assemble(dev, cfg, layout, sm, nm, root, d2fs_state);
         fs.files.insert(root, FileState::new(root, Some(Box::new(Dir::new()))));
         fs.sm.set_max_victim_search(fs.cfg.tuning.max_victim_search.max(1));
@@ -441,6 +449,7 @@ impl<D: BlockDevice> F2fs<D> {
             d2fs,
             iplfs_discards: std::collections::BTreeMap::new(),
             iplfs_pending: 0,
+            gc: gc_workers::GcWorkers::new(cfg.host_cores),
             cfg,
         }
     }
@@ -823,13 +832,21 @@ impl<D: BlockDevice> F2fs<D> {
 
     /// The foreground GC rounds of `balance_fs`, under the GC lock taken at `got`.
     fn foreground_gc(&mut self, got: SimTime) -> Result<SimTime, (SimTime, FsError)> {
+        use super::config::GcEngineKind;
+        let kind = self.cfg.gc_engine.kind;
+        if kind == GcEngineKind::Dgc {
+            return self.dgc_foreground(got);
+        }
         let mut t = got;
+        let mut first = true;
         while self.not_enough_free_secs() {
             if self.sm.prefree_sections() > 0 {
                 t = self.gc_checkpoint(t);
                 continue;
             }
             let cands = self.sm.victim_candidates();
+            // get_victim_by_default scans under seglist_lock (no cost unless set).
+            t = self.serial_scan(t, cands.len());
             let per_sec = self.layout.blocks_per_sec();
             // No victim, or only full ones: GC cannot gain space (F2FS returns
             // -ENODATA); the writer goes on and allocation reports ENOSPC.
@@ -838,7 +855,15 @@ impl<D: BlockDevice> F2fs<D> {
                 self.stats.gc_futile += 1;
                 break;
             }
-            t = self.gc_section(t, victim).map_err(|e| (t, e))?;
+            if kind == GcEngineKind::Multi && !first {
+                t = self.multi_handoff(t);
+            }
+            first = false;
+            t = match kind {
+                GcEngineKind::Pgc => self.pgc_section(t, victim),
+                _ => self.gc_section(t, victim),
+            }
+            .map_err(|e| (t, e))?;
             self.stats.gc_fg_count += 1;
         }
         if self.sm.prefree_sections() > 0 {

@@ -51,7 +51,7 @@ fn stress(seed: u64, cfg: FsConfig, ops: usize) -> F2fs<Ssd> {
 }
 
 /// `stress`, calling `hook(fs, now, op index)` after every operation.
-fn stress_with(seed: u64, mut cfg: FsConfig, ops: usize, hook: impl FnMut(&mut F2fs<Ssd>, SimTime, usize)) -> F2fs<Ssd> {
+pub(super) fn stress_with(seed: u64, mut cfg: FsConfig, ops: usize, hook: impl FnMut(&mut F2fs<Ssd>, SimTime, usize)) -> F2fs<Ssd> {
     // A small cache, so eviction and dirty throttling happen.
     cfg.page_cache_pages = 2048;
     stress_on(seed, F2fs::format(ssd(128), cfg).unwrap(), ops, hook)

@@ -19,10 +19,10 @@ mod ssa;
 pub mod victim;
 pub mod vfs;
 
-pub use config::{D2fsConfig, DiscardPolicy, FsConfig, FsCosts, FsMode, FsTuning, GcStageCosts, IpuPolicy};
+pub use config::{D2fsConfig, DiscardPolicy, FsConfig, FsCosts, FsMode, FsTuning, GcEngineConfig, GcEngineKind, GcStageCosts, IpuPolicy};
 pub use any::AnyFs;
 pub use ext4::{Ext4, Ext4Options};
-pub use f2fs::{default_reclaim_segments, CsgcConfig, F2fs, FsError, FsLockStats, FsStats, Ino, MountReport, RegionSample, MAX_RECLAIM_PREFREE_SEGMENTS};
+pub use f2fs::{default_reclaim_segments, CsgcConfig, F2fs, FsError, FsLockStats, FsStats, Ino, MountReport, ParallelGcStats, RegionSample, MAX_RECLAIM_PREFREE_SEGMENTS};
 pub use layout::Layout;
 pub use recovery::{CrashReport, Redo};
 pub use vfs::{FileStat, IoMode, Vfs};
@@ -41,3 +41,5 @@ mod csgc_tests;
 mod rmipu_tests;
 #[cfg(test)]
 mod iplfs_tests;
+#[cfg(test)]
+mod scalelfs_tests;

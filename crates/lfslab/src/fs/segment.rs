@@ -132,6 +132,9 @@ pub struct SegmentManager {
     free_count: u32,
     prefree: BTreeSet<u32>,
     cursegs: [Option<Curseg>; 6],
+    /// ScaleLFS's dedicated write streams (DWS, scalelfs.txt §4.4.2): one
+    /// current segment per GC collector, holding cold data; empty otherwise.
+    streams: Vec<Option<Curseg>>,
     free_hint: u32,
     /// Segments whose SIT entry changed since the checkpoint.
     dirty_sit_entries: super::id_set::IdSet,
@@ -204,6 +207,7 @@ impl SegmentManager {
             free_count: secs as u32,
             prefree: BTreeSet::new(),
             cursegs: [None; 6],
+            streams: Vec::new(),
             free_hint: 0,
             dirty_sit_entries: Default::default(),
             closed: Vec::new(),
@@ -226,7 +230,52 @@ impl SegmentManager {
     }
 
     fn is_curseg(&self, segno: u32) -> bool {
-        self.cursegs.iter().flatten().any(|c| c.segno == segno)
+        self.open_logs().any(|c| c.segno == segno)
+    }
+
+    /// Every open log: the six cursegs, then the dedicated streams.
+    fn open_logs(&self) -> impl Iterator<Item = &Curseg> {
+        self.cursegs.iter().flatten().chain(self.streams.iter().flatten())
+    }
+
+    /// Give GC `n` dedicated write streams (none open yet).
+    pub fn set_gc_streams(&mut self, n: usize) {
+        assert!(self.streams.iter().all(Option::is_none), "resizing streams that are open");
+        self.streams = vec![None; n];
+    }
+
+    pub fn gc_streams(&self) -> usize {
+        self.streams.len()
+    }
+
+    /// Allocate the next block of dedicated stream `k` (cold data, append
+    /// only: `new_curseg` in LFS mode, the next segment of its section or
+    /// a new free section) and mark it valid.
+    pub fn alloc_stream(&mut self, k: usize, now: SimTime) -> Result<u64, NoSpace> {
+        if !self.streams[k].is_some_and(|c| c.next_blkoff < BLOCKS_PER_SEG) {
+            let spsec = self.layout.segs_per_sec;
+            let old = self.streams[k].map(|c| c.segno);
+            let next = old
+                .filter(|s| (s + 1) % spsec != 0)
+                .map(|s| s + 1)
+                .filter(|&s| self.segs[s as usize].valid == 0 && self.segs[s as usize].log.is_none());
+            let segno = match next {
+                Some(s) => s,
+                None => self.take_free_section(LogType::ColdData).ok_or(NoSpace)? * spsec,
+            };
+            self.segs[segno as usize].log = Some(LogType::ColdData);
+            self.streams[k] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Lfs });
+            if let Some(old) = old {
+                self.closed.push(old);
+                self.locate_dirty(old);
+                self.release_if_dead(self.layout.sec_of_seg(old));
+            }
+        }
+        let c = self.streams[k].as_mut().expect("open");
+        let blk = self.layout.seg_start(c.segno) + c.next_blkoff as u64;
+        c.next_blkoff += 1;
+        self.mark_valid(blk, now);
+        Ok(blk)
     }
 
     /// `locate_dirty_segment`: a segment of a log with some valid and some
@@ -299,7 +348,7 @@ impl SegmentManager {
     }
 
     fn sec_is_current(&self, secno: u32) -> bool {
-        self.cursegs.iter().flatten().any(|c| self.layout.sec_of_seg(c.segno) == secno)
+        self.open_logs().any(|c| self.layout.sec_of_seg(c.segno) == secno)
     }
 
     /// IPLFS: log `i` allocates sections only in area `i` of `sections` sections each.
@@ -628,7 +677,7 @@ impl SegmentManager {
 
     /// Sections the logs have open (zoned F2FS finishes them at remount).
     pub fn curseg_sections(&self) -> Vec<u32> {
-        self.cursegs.iter().flatten().map(|c| self.layout.sec_of_seg(c.segno)).collect()
+        self.open_logs().map(|c| self.layout.sec_of_seg(c.segno)).collect()
     }
 
     /// Move every log to a new free section, as `f2fs_fix_curseg_write_pointer`
@@ -654,7 +703,11 @@ impl SegmentManager {
             self.segs[s as usize].log = Some(l);
             self.cursegs[l.index()] = Some(Curseg { segno: s, next_blkoff: 0, mode: AllocMode::Lfs });
         }
-        for (_, old) in open {
+        // Dedicated streams reopen when GC next writes (ScaleLFS checkpoints
+        // their positions; a remount continues in a new section as the
+        // cursegs do here).
+        let streams: Vec<u32> = self.streams.iter_mut().filter_map(|c| c.take().map(|c| c.segno)).collect();
+        for old in open.into_iter().map(|(_, s)| s).chain(streams) {
             self.closed.push(old);
             self.locate_dirty(old);
             // Every segment of a left section may now be dirty (only the open one was exempt).

@@ -52,6 +52,12 @@ impl CpuPool {
         start + d
     }
 
+    /// Count `d` of busy time from `start` without booking a core (work
+    /// whose timing another resource already decided, e.g. under a lock).
+    pub fn account(&mut self, start: SimTime, d: SimDuration) {
+        self.note_busy(start, d);
+    }
+
     fn note_busy(&mut self, start: SimTime, d: SimDuration) {
         self.total_busy_ns += d.0;
         let (mut t, end) = (start.0, start.0 + d.0);

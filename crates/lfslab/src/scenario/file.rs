@@ -211,6 +211,10 @@ pub struct HostSection {
     /// and goes on without waiting).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub background_writeback: Option<String>,
+    /// CPU cores application threads and GC workers share (default 0 =
+    /// unlimited; ScaleLFS's host has 48 logical cores).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cores: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
@@ -322,8 +326,9 @@ pub struct FsSection {
     /// (zoned F2FS on a ZNS device with 32 MiB zones = superblocks),
     /// "iplfs", "csgc" (F2FS whose GC migrates data segments inside an
     /// sFTL computational SSD; sections = superblocks, default 8 segments),
-    /// "rmipu" (F2FS whose updates the device remaps in place) or "ext4"
-    /// (in-place, jbd2 ordered journal).
+    /// "rmipu" (F2FS whose updates the device remaps in place), "scalelfs"
+    /// (F2FS in LFS mode with ScaleLFS's dedicated parallel collectors) or
+    /// "ext4" (in-place, jbd2 ordered journal).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// CSGC: offload data-segment migration to the device (default true;
@@ -475,6 +480,53 @@ pub struct FsSection {
     /// stands for, 1 GiB at 256 GiB; a scaled run keeps its ratio).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub journal_mib: Option<u64>,
+    /// Foreground GC engine: "serial" (F2FS, default), "multi" (F2FS-M /
+    /// F2FS-LM: several GC threads serialised on gc_lock), "pgc" (P-GC:
+    /// a mostly valid victim split among threads) or "dgc" (ScaleLFS's
+    /// dedicated collectors; the default of fs.kind = "scalelfs").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_engine: Option<String>,
+    /// GC threads (DGCs, F2FS-M's threads, P-GC's split); default 1, 32 for scalelfs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_threads: Option<u32>,
+    /// ScaleLFS M, victims a DGC claims per scan (default 0 = 0.1% of the segments).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_victims_per_scan: Option<u32>,
+    /// ScaleLFS techniques (default true each; all false = SPGC, Table 3):
+    /// page-level victim protector, dedicated write streams, loose-
+    /// synchronisation SIT update, concurrent victim selection, dedicated page buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub svp: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dws: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lsu: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cvs: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dpb: Option<bool>,
+    /// P-GC splits a victim more valid than this percent (default 50).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pgc_split_pct: Option<u32>,
+    /// Blocks a GC worker moves per step (default 16).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_batch_blocks: Option<u32>,
+    /// Assumed GC lock and CPU costs of the parallel engines, ns: per block
+    /// into the dedicated page buffer (500), per dirty segment a victim scan
+    /// visits (0: off unless set; the spec assumes 50), per SIT update under sentry_lock (300), per atomic update
+    /// (20), per SVP reservation (50), and a sleeping lock's wake-up (5000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dpb_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub victim_scan_ns_per_segment: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sentry_hold_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub atomic_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub svp_op_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lock_wake_ns: Option<u64>,
     /// How often the simulated background threads (flusher, GC thread,
     /// discard thread, checkpoint balance) look at the clock, in ms (default 1000).
     #[serde(skip_serializing_if = "Option::is_none")]

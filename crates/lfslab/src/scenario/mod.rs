@@ -699,6 +699,9 @@ fn resolve_fs(
     let kind = f.kind.get_or_insert_with(|| "f2fs".into()).clone();
     if kind == "ext4" {
         let common = CommonFs { cache_mib, dirty_bg, dirty, dirty_expire_s, on_threshold };
+        if let Some(c) = host.cores.filter(|&c| c > 0) {
+            return Err(ScenarioError::invalid("host.cores", c, "is modelled for the F2FS family's GC workers only; leave it 0 with ext4"));
+        }
         return resolve_ext4(f, device_blocks, volume_scale, common);
     }
     for (name, set) in [("commit_interval_s", f.commit_interval_s.is_some()), ("journal_mib", f.journal_mib.is_some())] {
@@ -707,11 +710,12 @@ fn resolve_fs(
         }
     }
     let rmipu = kind == "rmipu";
+    let scalelfs = kind == "scalelfs";
     let (d2fs, zoned, iplfs, csgc) = match kind.as_str() {
         // RM-IPU is F2FS with remapped updates; its base mode is a knob
         // (fs.mode, default lfs: the paper does not say, and only LFS keeps
         // the hot log append-only).
-        "f2fs" | "rmipu" => (false, false, false, false),
+        "f2fs" | "rmipu" | "scalelfs" => (false, false, false, false),
         "d2fs" => (true, false, false, false),
         "zf2fs" => (false, true, false, false),
         "iplfs" => (false, false, true, false),
@@ -720,7 +724,7 @@ fn resolve_fs(
             return Err(ScenarioError::invalid(
                 "fs.kind",
                 format!("{kind:?}"),
-                "unknown filesystem; valid: f2fs, d2fs, zf2fs, iplfs, csgc, rmipu, ext4",
+                "unknown filesystem; valid: f2fs, d2fs, zf2fs, iplfs, csgc, rmipu, scalelfs, ext4",
             ))
         }
     };
@@ -781,7 +785,8 @@ fn resolve_fs(
         (partition_gib * GIB / SLOT_BYTES as f64).floor() as u64
     };
     let partition_gib = partition_blocks as f64 * SLOT_BYTES as f64 / GIB;
-    let mode_text = f.mode.get_or_insert_with(|| if rmipu { "lfs" } else { "adaptive" }.into()).clone();
+    // ScaleLFS runs like LFS mode (scalelfs.txt §5: "no IPU/SSR").
+    let mode_text = f.mode.get_or_insert_with(|| if rmipu || scalelfs { "lfs" } else { "adaptive" }.into()).clone();
     let mode = match mode_text.as_str() {
         "adaptive" => FsMode::Adaptive,
         "lfs" => FsMode::Lfs,
@@ -872,6 +877,8 @@ fn resolve_fs(
         rmipu,
         ext4: None,
         iplfs_device_blocks: iplfs.then_some(device_blocks),
+        gc_engine: resolve_gc_engine(f, scalelfs, d2fs || iplfs || csgc)?,
+        host_cores: resolve_cores(host)?,
         csgc: csgc.then(|| {
             let d = crate::fs::CsgcConfig::default();
             crate::fs::CsgcConfig {
@@ -884,6 +891,17 @@ fn resolve_fs(
             }
         }),
     };
+    {
+        use crate::fs::GcEngineKind;
+        let e = &config.gc_engine;
+        if matches!(e.kind, GcEngineKind::Pgc | GcEngineKind::Dgc) && config.mode != FsMode::Lfs {
+            return Err(ScenarioError::invalid(
+                "fs.mode",
+                format!("{mode_text:?}"),
+                format!("the {} GC engine collects in LFS mode only (no SSR): set fs.mode = \"lfs\"", e.kind.name()),
+            ));
+        }
+    }
     if let Some(c) = &config.csgc {
         if c.pipeline_depth == 0 || c.pipeline_depth > 64 {
             return Err(ScenarioError::invalid("fs.pipeline_depth", c.pipeline_depth, "must be 1..=64 requests in flight"));
@@ -963,6 +981,67 @@ fn resolve_fs(
 }
 
 /// Host settings every filesystem takes.
+/// host.cores: 0 (unlimited) or a core count.
+fn resolve_cores(host: &mut HostSection) -> Result<u32, ScenarioError> {
+    let cores = *host.cores.get_or_insert(0);
+    if cores > 4096 {
+        return Err(ScenarioError::invalid("host.cores", cores, "must be 0 (unlimited) to 4096"));
+    }
+    Ok(cores)
+}
+
+/// The foreground GC engine and ScaleLFS's switches (scalelfs.txt §4;
+/// round2 spec §1.5). `fixed`: the kind has no F2FS GC to replace.
+fn resolve_gc_engine(f: &mut FsSection, scalelfs: bool, fixed: bool) -> Result<crate::fs::GcEngineConfig, ScenarioError> {
+    use crate::fs::GcEngineKind;
+    let d = crate::fs::GcEngineConfig::default();
+    let text = f.gc_engine.get_or_insert_with(|| if scalelfs { "dgc" } else { "serial" }.into()).clone();
+    let kind = match text.as_str() {
+        "serial" => GcEngineKind::Serial,
+        "multi" => GcEngineKind::Multi,
+        "pgc" => GcEngineKind::Pgc,
+        "dgc" => GcEngineKind::Dgc,
+        _ => return Err(ScenarioError::invalid("fs.gc_engine", format!("{text:?}"), "valid: serial, multi, pgc, dgc")),
+    };
+    if fixed && kind != GcEngineKind::Serial {
+        return Err(ScenarioError::invalid("fs.gc_engine", format!("{text:?}"), "only F2FS, RM-IPU and ScaleLFS clean in the filesystem"));
+    }
+    let threads = *f.gc_threads.get_or_insert(match kind {
+        GcEngineKind::Serial => 1,
+        GcEngineKind::Dgc => 32,
+        _ => 2,
+    });
+    if threads == 0 || threads > 1024 || (kind == GcEngineKind::Serial && threads != 1) {
+        return Err(ScenarioError::invalid("fs.gc_threads", threads, "must be 1 for the serial engine, 1 to 1024 otherwise"));
+    }
+    let pgc_split_pct = *f.pgc_split_pct.get_or_insert(d.pgc_split_pct);
+    if pgc_split_pct > 100 {
+        return Err(ScenarioError::invalid("fs.pgc_split_pct", pgc_split_pct, "must be a percentage 0..=100"));
+    }
+    let batch_blocks = *f.gc_batch_blocks.get_or_insert(d.batch_blocks);
+    if batch_blocks == 0 || batch_blocks > 4096 {
+        return Err(ScenarioError::invalid("fs.gc_batch_blocks", batch_blocks, "must be 1 to 4096"));
+    }
+    Ok(crate::fs::GcEngineConfig {
+        kind,
+        threads,
+        victims_per_scan: *f.gc_victims_per_scan.get_or_insert(d.victims_per_scan),
+        svp: *f.svp.get_or_insert(d.svp),
+        dws: *f.dws.get_or_insert(d.dws),
+        lsu: *f.lsu.get_or_insert(d.lsu),
+        cvs: *f.cvs.get_or_insert(d.cvs),
+        dpb: *f.dpb.get_or_insert(d.dpb),
+        pgc_split_pct,
+        batch_blocks,
+        dpb_ns: *f.dpb_ns.get_or_insert(d.dpb_ns),
+        victim_scan_ns_per_segment: *f.victim_scan_ns_per_segment.get_or_insert(d.victim_scan_ns_per_segment),
+        sentry_hold_ns: *f.sentry_hold_ns.get_or_insert(d.sentry_hold_ns),
+        atomic_ns: *f.atomic_ns.get_or_insert(d.atomic_ns),
+        svp_op_ns: *f.svp_op_ns.get_or_insert(d.svp_op_ns),
+        lock_wake_ns: *f.lock_wake_ns.get_or_insert(d.lock_wake_ns),
+    })
+}
+
 struct CommonFs {
     cache_mib: u64,
     dirty_bg: u32,
@@ -998,6 +1077,22 @@ fn resolve_ext4(f: &mut FsSection, device_blocks: u64, volume_scale: f64, c: Com
         ("gc_filemap_ns", f.gc_filemap_ns.is_some()),
         ("gc_page_cache_ns", f.gc_page_cache_ns.is_some()),
         ("gc_write_ns", f.gc_write_ns.is_some()),
+        ("gc_engine", f.gc_engine.is_some()),
+        ("gc_threads", f.gc_threads.is_some()),
+        ("gc_victims_per_scan", f.gc_victims_per_scan.is_some()),
+        ("svp", f.svp.is_some()),
+        ("dws", f.dws.is_some()),
+        ("lsu", f.lsu.is_some()),
+        ("cvs", f.cvs.is_some()),
+        ("dpb", f.dpb.is_some()),
+        ("pgc_split_pct", f.pgc_split_pct.is_some()),
+        ("gc_batch_blocks", f.gc_batch_blocks.is_some()),
+        ("dpb_ns", f.dpb_ns.is_some()),
+        ("victim_scan_ns_per_segment", f.victim_scan_ns_per_segment.is_some()),
+        ("sentry_hold_ns", f.sentry_hold_ns.is_some()),
+        ("atomic_ns", f.atomic_ns.is_some()),
+        ("svp_op_ns", f.svp_op_ns.is_some()),
+        ("lock_wake_ns", f.lock_wake_ns.is_some()),
         ("vop_regular", f.vop_regular.is_some()),
         ("offload", f.offload.is_some()),
         ("max_active_zones", f.max_active_zones.is_some()),

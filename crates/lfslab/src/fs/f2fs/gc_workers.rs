@@ -1,0 +1,567 @@
+//! Foreground GC with several collectors at once: F2FS-M / F2FS-LM, P-GC
+//! and ScaleLFS's dedicated collectors (scalelfs.txt §3.2.2, §4).
+//!
+//! A round runs inside the call that triggered foreground GC, as an event
+//! loop over its workers (round2 spec §1.5, option B): each worker has its
+//! own clock and does one step at a time (read a section's summaries, read
+//! a share of a segment's valid blocks, move a batch of them, pick
+//! victims), always the worker whose clock is earliest, so shared locks see
+//! requests in time order and contention emerges from simulated time. CPU
+//! stages are booked on the host's cores (`host::CpuPool`).
+//!
+//! Locks, as in Linux 6.0 fs/f2fs: `gc_data_segment` holds the
+//! `i_gc_rwsem[WRITE]` of every inode owning a block of the segment from
+//! the read to the last move (phase 3 takes them, `put_gc_inode` drops
+//! them), so collectors on segments of the same files serialise; block
+//! allocation holds the log's `curseg_mutex`; each SIT update
+//! (`update_sit_entry`, old and new block) holds `sentry_lock`; victim
+//! selection (`get_victim_by_default`) holds `seglist_lock` while it scans.
+//! ScaleLFS replaces each of them (SVP, DWS, LSU, CVS) and the page cache
+//! (DPB); `GcEngineConfig` switches them one by one (Table 3).
+//!
+//! Simplified, and said in the report: application threads stay blocked
+//! for the whole round (the checkpoint that ends it holds cp_rwsem), so no
+//! application write interleaves with collectors: ScaleLFS's false-positive
+//! GC reads and page-level conflicts with writers are never seen (zero).
+//! A worker that waits on a lock held across steps sleeps and pays the
+//! wake-up (`lock_wake_ns`).
+
+use super::*;
+use crate::fs::segment::SectionView;
+use crate::fs::config::GcEngineKind;
+use crate::host::{CpuPool, LockTable, LockUse, TimedLock};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// What the parallel engines did over a run (report only).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ParallelGcStats {
+    /// Rounds (DGC) or victims (P-GC) the event loop ran.
+    pub rounds: u64,
+    /// Victim scans and the dirty segments they visited.
+    pub victim_scans: u64,
+    pub scanned_segments: u64,
+    /// Sum of each worker's busy time (steps), and of the rounds' wall
+    /// time: busy / wall is the mean number of collectors at work.
+    pub worker_busy_ns: u64,
+    pub round_ns: u64,
+    /// Pages reserved in SVP's per-file tables.
+    pub svp_reservations: u64,
+    /// Writes a collector skipped because the block was rewritten since it
+    /// was read (the node-lock rule, §4.7), and reads of blocks already
+    /// invalid (false-positive GC reads, Table 1): zero while application
+    /// I/O does not interleave with a round.
+    pub skipped_writes: u64,
+    pub false_positive_reads: u64,
+}
+
+/// Locks and cores of the GC paths (see the module doc).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(super) struct GcWorkers {
+    pub(super) cpu: CpuPool,
+    seglist_lock: TimedLock,
+    sentry_lock: TimedLock,
+    /// The cold data log's `curseg_mutex`, where GC writes without DWS.
+    curseg_mutex: TimedLock,
+    /// Per-inode `i_gc_rwsem[WRITE]` as GC takes it, held across steps.
+    i_gc_rwsem: LockUse,
+    /// `gc_lock` handed from one GC thread to the next (F2FS-M, P-GC).
+    gc_lock: LockUse,
+    pub(super) stats: ParallelGcStats,
+}
+
+impl GcWorkers {
+    pub(super) fn new(cores: u32) -> Self {
+        GcWorkers { cpu: CpuPool::new(cores), ..Default::default() }
+    }
+}
+
+/// A share of one segment's valid blocks a worker reads and moves.
+struct Share {
+    segno: u32,
+    blocks: Vec<u64>,
+}
+
+#[derive(Default)]
+struct Worker {
+    t: SimTime,
+    /// Sections claimed and not started (DGC).
+    victims: VecDeque<u32>,
+    /// The section being collected, if its summaries are read.
+    section: Option<u32>,
+    shares: VecDeque<Share>,
+    /// Batches of (old block, content) read and waiting to move.
+    batches: VecDeque<Vec<(u64, Fingerprint)>>,
+    /// Inodes whose `i_gc_rwsem` the worker holds, and since when.
+    held: Vec<(Ino, SimTime)>,
+    /// Blocked on an inode another worker holds, since when.
+    parked: bool,
+    waiting_since: Option<SimTime>,
+    finished: bool,
+    busy_ns: u64,
+    /// Its dedicated write stream (DWS).
+    stream: usize,
+}
+
+/// State of one round shared by its workers.
+#[derive(Default)]
+struct Round {
+    /// Sections claimed by some worker and not yet done (CVS's victim bitmap).
+    claimed: BTreeSet<u32>,
+    /// Valid blocks of claimed sections not yet moved (room their moves need).
+    pending_valid: u64,
+    /// Inode -> worker holding its `i_gc_rwsem`.
+    holders: BTreeMap<Ino, usize>,
+    /// Workers parked per inode, woken when it is released.
+    parked: BTreeMap<Ino, Vec<usize>>,
+    sections_done: u64,
+    /// Whether workers pick their own victims (DGC) or get preassigned shares.
+    self_select: bool,
+}
+
+impl<D: BlockDevice> F2fs<D> {
+    /// Book `d` of GC CPU on the host's cores at or after `at`.
+    fn gc_cpu(&mut self, at: SimTime, d: SimDuration) -> SimTime {
+        self.gc.cpu.run(at, d)
+    }
+
+    /// An application thread's CPU burst (submit, completion) on the host's cores.
+    pub fn host_cpu(&mut self, at: SimTime, d: SimDuration) -> SimTime {
+        self.gc.cpu.run(at, d)
+    }
+
+    /// The host's CPU utilisation per second, percent of its cores.
+    pub fn cpu_utilisation_pct(&self) -> Vec<f64> {
+        self.gc.cpu.utilisation_pct(self.cfg.host_cores)
+    }
+
+    pub fn parallel_gc_stats(&self) -> Option<&ParallelGcStats> {
+        (self.cfg.gc_engine.kind != GcEngineKind::Serial).then_some(&self.gc.stats)
+    }
+
+    /// The GC paths' locks: ScaleLFS Table 3's four and the two every
+    /// engine takes. Serial F2FS reports gc_lock and the cold log's
+    /// curseg_mutex from its own locks.
+    pub fn gc_lock_table(&self) -> LockTable {
+        let from = |s: &crate::host::LockStats| LockUse { acquisitions: s.acquisitions, contended: s.contended, wait_ns: s.wait_ns, hold_ns: 0 };
+        let mut gc_lock = from(&self.gc_lock.stats);
+        gc_lock.merge(&self.gc.gc_lock);
+        let mut curseg = from(&self.curseg_lock[LogType::ColdData.index()].stats);
+        curseg.merge(&self.gc.curseg_mutex.stats);
+        LockTable(vec![
+            ("gc_lock".into(), gc_lock),
+            ("i_gc_rwsem".into(), self.gc.i_gc_rwsem.clone()),
+            ("curseg_mutex (cold data)".into(), curseg),
+            ("sentry_lock".into(), self.gc.sentry_lock.stats.clone()),
+            ("seglist_lock".into(), self.gc.seglist_lock.stats.clone()),
+        ])
+    }
+
+    fn wake(&self) -> SimDuration {
+        SimDuration(self.cfg.gc_engine.lock_wake_ns)
+    }
+
+    /// Free sections plus those a checkpoint will free: F2FS counts the
+    /// sections a GC call freed (`has_not_enough_free_secs(sbi, sec_freed, 0)`).
+    fn not_enough_counting_prefree(&self) -> bool {
+        self.sm.free_sections() + self.sm.prefree_sections() as u32
+            <= self.node_secs() + 2 * self.dent_secs() + self.layout.reserved_sections()
+    }
+
+    /// Victim selection's scan over the dirty-segment bitmap: every dirty
+    /// segment in foreground GC (`max_victim_search` bounds only BG_GC).
+    fn scan_cost(&mut self, candidates: usize) -> SimDuration {
+        let segs = candidates as u64 * self.layout.segs_per_sec as u64;
+        self.gc.stats.victim_scans += 1;
+        self.gc.stats.scanned_segments += segs;
+        SimDuration(self.cfg.gc_engine.victim_scan_ns_per_segment * segs)
+    }
+
+    /// The serial engines' victim scan (F2FS, F2FS-M, P-GC): under
+    /// `seglist_lock`; returns when the victim is known.
+    pub(super) fn serial_scan(&mut self, at: SimTime, candidates: usize) -> SimTime {
+        if self.cfg.gc_engine.victim_scan_ns_per_segment == 0 {
+            return at;
+        }
+        let d = self.scan_cost(candidates);
+        let wake = self.wake();
+        let (s, end) = self.gc.seglist_lock.hold(at, d, wake);
+        self.gc.cpu.account(s, d);
+        end
+    }
+
+    /// F2FS-M / F2FS-LM: the next section is collected by another GC thread,
+    /// which slept on `gc_lock` and is woken when the previous one drops it.
+    pub(super) fn multi_handoff(&mut self, at: SimTime) -> SimTime {
+        let got = at + self.wake();
+        self.gc.gc_lock.note(at, got, SimDuration(0));
+        got
+    }
+
+    // ---- P-GC ------------------------------------------------------------------
+
+    /// P-GC: collect `secno` (its summaries first), splitting each
+    /// segment's valid blocks among the threads when more than
+    /// `pgc_split_pct` of the section is valid; returns when every share is
+    /// moved.
+    pub(super) fn pgc_section(&mut self, at: SimTime, secno: u32) -> Result<SimTime, FsError> {
+        let e = self.cfg.gc_engine.clone();
+        let shares = self.section_shares(secno);
+        let ssa: Vec<u64> = shares.iter().map(|s| self.layout.ssa_block_of(s.segno)).collect();
+        let (at, _) = self.submit_reads(at, &ssa);
+        let per_sec = self.layout.blocks_per_sec();
+        let split = self.sm.section_valid(secno) as u64 * 100 > per_sec * e.pgc_split_pct as u64;
+        let k = if split { e.threads as usize } else { 1 };
+        let mut workers: Vec<Worker> = (0..k).map(|i| Worker { t: if i == 0 { at } else { at + self.wake() }, stream: i, ..Default::default() }).collect();
+        for share in shares {
+            let is_node = self.sm.segment_log(share.segno).is_some_and(|l| l.is_node());
+            if is_node || k == 1 {
+                workers[0].shares.push_back(share);
+                continue;
+            }
+            let chunk = share.blocks.len().div_ceil(k).max(1);
+            for (i, part) in share.blocks.chunks(chunk).enumerate() {
+                workers[i].shares.push_back(Share { segno: share.segno, blocks: part.to_vec() });
+            }
+        }
+        let mut round = Round::default();
+        self.sm.set_gc_victim(Some(secno));
+        let r = self.run_workers(&mut workers, &mut round);
+        self.sm.set_gc_victim(None);
+        let end = r?;
+        self.gc.stats.rounds += 1;
+        self.gc.stats.round_ns += (end - at).ns();
+        Ok(self.write_closed_summaries(end).max(end))
+    }
+
+    /// One share per segment of `secno` holding valid blocks.
+    fn section_shares(&self, secno: u32) -> Vec<Share> {
+        let spsec = self.layout.segs_per_sec;
+        (secno * spsec..(secno + 1) * spsec)
+            .filter(|&s| self.sm.segment_valid(s) > 0)
+            .map(|segno| Share { segno, blocks: self.sm.valid_blocks_of(segno).collect() })
+            .collect()
+    }
+
+    // ---- DGC -------------------------------------------------------------------
+
+    /// ScaleLFS's `balance_fs`: rounds of dedicated collectors until enough
+    /// sections are free, a checkpoint after each (prefree to free).
+    pub(super) fn dgc_foreground(&mut self, got: SimTime) -> Result<SimTime, (SimTime, FsError)> {
+        let mut t = got;
+        while self.not_enough_free_secs() {
+            if self.sm.prefree_sections() > 0 {
+                t = self.gc_checkpoint(t);
+                continue;
+            }
+            let (end, sections) = self.dgc_round(t).map_err(|e| (t, e))?;
+            t = end;
+            if sections == 0 {
+                // Only full sections, or no room to move one: F2FS's -ENODATA.
+                self.stats.gc_futile += 1;
+                break;
+            }
+        }
+        if self.sm.prefree_sections() > 0 {
+            t = self.gc_checkpoint(t);
+        }
+        Ok(t)
+    }
+
+    /// ScaleLFS foreground GC (§4.3): per-core collectors wake, each picks
+    /// victims and collects them; a collector that has finished its victims
+    /// re-checks the condition, and the round ends when it holds and every
+    /// collector has finished ([A] round2 spec §1.2). Returns the round's
+    /// end and the sections it collected.
+    pub(super) fn dgc_round(&mut self, at: SimTime) -> Result<(SimTime, u64), FsError> {
+        let n = self.cfg.gc_engine.threads as usize;
+        let wake = self.wake();
+        // The triggering thread wakes the collectors.
+        let mut workers: Vec<Worker> = (0..n).map(|i| Worker { t: at + wake, stream: i, ..Default::default() }).collect();
+        let mut round = Round { self_select: true, ..Default::default() };
+        let end = self.run_workers(&mut workers, &mut round)?;
+        self.gc.stats.rounds += 1;
+        self.gc.stats.round_ns += (end - at).ns();
+        Ok((end, round.sections_done))
+    }
+
+    /// M: victims per scan (§4.5.1: 0.1% of the segments, "16 segments ...
+    /// for 30 GB"); one without CVS.
+    fn victims_per_scan(&self) -> usize {
+        let e = &self.cfg.gc_engine;
+        if !e.cvs {
+            return 1;
+        }
+        match e.victims_per_scan {
+            0 => ((self.layout.main_segments as u64 / 1000).max(1) / self.layout.segs_per_sec as u64).max(1) as usize,
+            m => m as usize,
+        }
+    }
+
+    /// A DGC's victim selection: the whole dirty bitmap scanned (with CVS
+    /// lock-free, else under `seglist_lock`), the M cheapest unclaimed
+    /// sections claimed, as many as free space can take their moves.
+    fn dgc_select(&mut self, w: &mut Worker, round: &mut Round) {
+        if !self.not_enough_counting_prefree() {
+            w.finished = true;
+            return;
+        }
+        let per_sec = self.layout.blocks_per_sec();
+        let mut cands: Vec<SectionView> =
+            self.sm.victim_candidates().into_iter().filter(|c| !round.claimed.contains(&c.secno)).collect();
+        let scan = self.scan_cost(cands.len() + round.claimed.len());
+        let e = self.cfg.gc_engine.clone();
+        w.t = if e.cvs {
+            self.gc_cpu(w.t, scan)
+        } else {
+            let wake = self.wake();
+            let (s, end) = self.gc.seglist_lock.hold(w.t, scan, wake);
+            self.gc.cpu.account(s, scan);
+            end
+        };
+        let m = self.victims_per_scan();
+        cands.retain(|c| (c.valid_blocks as u64) < per_sec);
+        if cands.len() > m {
+            cands.select_nth_unstable_by_key(m, |c| (c.valid_blocks, c.secno));
+            cands.truncate(m);
+        }
+        cands.sort_by_key(|c| (c.valid_blocks, c.secno));
+        // Room for the moves: every claimed victim's valid blocks plus a
+        // section per open stream, within the free sections.
+        let streams = if e.dws { e.threads as u64 } else { 1 };
+        for c in cands {
+            let room = self.sm.free_sections() as u64 * per_sec;
+            if room < round.pending_valid + c.valid_blocks as u64 + (streams + 2) * per_sec {
+                break;
+            }
+            if e.cvs {
+                w.t = self.gc_cpu(w.t, SimDuration(e.atomic_ns));
+            }
+            round.claimed.insert(c.secno);
+            round.pending_valid += c.valid_blocks as u64;
+            w.victims.push_back(c.secno);
+        }
+        if w.victims.is_empty() {
+            w.finished = true;
+        }
+    }
+
+    // ---- the event loop ----------------------------------------------------------
+
+    /// Run workers until each has finished; returns the last one's end.
+    fn run_workers(&mut self, workers: &mut [Worker], round: &mut Round) -> Result<SimTime, FsError> {
+        let mut heap: BinaryHeap<Reverse<(SimTime, usize)>> = workers.iter().enumerate().map(|(i, w)| Reverse((w.t, i))).collect();
+        let mut end = workers.iter().map(|w| w.t).min().unwrap_or(SimTime::ZERO);
+        while let Some(Reverse((_, i))) = heap.pop() {
+            let mut w = std::mem::take(&mut workers[i]);
+            let before = w.t;
+            let r = self.worker_step(i, &mut w, round);
+            w.busy_ns += (w.t - before).ns();
+            let woken = if w.parked { Vec::new() } else { self.release_if_done(i, &mut w, round) };
+            let t = w.t;
+            let (finished, parked) = (w.finished, w.parked);
+            workers[i] = w;
+            r?;
+            for (p, at) in woken {
+                workers[p].parked = false;
+                workers[p].t = workers[p].t.max(at);
+                heap.push(Reverse((workers[p].t, p)));
+            }
+            if finished {
+                end = end.max(t);
+                self.gc.stats.worker_busy_ns += workers[i].busy_ns;
+            } else if !parked {
+                heap.push(Reverse((t, i)));
+            }
+        }
+        assert!(workers.iter().all(|w| w.finished), "a GC worker was left parked: {:?}", round.parked);
+        Ok(end)
+    }
+
+    /// A worker whose current share is moved drops its inodes' locks and
+    /// wakes whoever waits on them (`put_gc_inode`).
+    fn release_if_done(&mut self, i: usize, w: &mut Worker, round: &mut Round) -> Vec<(usize, SimTime)> {
+        if !w.batches.is_empty() || w.held.is_empty() {
+            return Vec::new();
+        }
+        let wake = self.wake();
+        let mut woken = Vec::new();
+        for (ino, since) in std::mem::take(&mut w.held) {
+            assert_eq!(round.holders.remove(&ino), Some(i), "worker {i} releasing inode {ino} it does not hold");
+            self.gc.i_gc_rwsem.hold_ns += (w.t - since).ns();
+            for p in round.parked.remove(&ino).unwrap_or_default() {
+                woken.push((p, w.t + wake));
+            }
+        }
+        woken
+    }
+
+    /// One step of worker `i`.
+    fn worker_step(&mut self, i: usize, w: &mut Worker, round: &mut Round) -> Result<(), FsError> {
+        if let Some(batch) = w.batches.pop_front() {
+            round.pending_valid = round.pending_valid.saturating_sub(batch.len() as u64);
+            return self.move_batch(w, batch);
+        }
+        if let Some(share) = w.shares.pop_front() {
+            return self.load_share(i, w, share, round);
+        }
+        if let Some(sec) = w.section.take() {
+            // The section is empty: prefree now, free at the checkpoint.
+            debug_assert_eq!(self.sm.section_valid(sec), 0, "collected section {sec} still holds valid blocks");
+            w.t = self.write_closed_summaries(w.t).max(w.t);
+            round.claimed.remove(&sec);
+            round.sections_done += 1;
+            self.stats.gc_fg_count += 1;
+            return Ok(());
+        }
+        if let Some(sec) = w.victims.pop_front() {
+            // do_garbage_collect reads the section's SSA blocks ahead.
+            let shares = self.section_shares(sec);
+            let ssa: Vec<u64> = shares.iter().map(|s| self.layout.ssa_block_of(s.segno)).collect();
+            let (done, _) = self.submit_reads(w.t, &ssa);
+            w.t = done;
+            w.shares.extend(shares);
+            w.section = Some(sec);
+            return Ok(());
+        }
+        if round.self_select {
+            self.dgc_select(w, round);
+        } else {
+            w.finished = true;
+        }
+        Ok(())
+    }
+
+    /// Take the share's locks, look its blocks up and read the uncached
+    /// ones; node blocks are rewritten in this step (`gc_node_segment`).
+    fn load_share(&mut self, i: usize, w: &mut Worker, share: Share, round: &mut Round) -> Result<(), FsError> {
+        let c = self.cfg.costs.gc;
+        let e = self.cfg.gc_engine.clone();
+        let n = share.blocks.len() as u64;
+        if self.sm.segment_log(share.segno).is_some_and(|l| l.is_node()) {
+            let nids: Vec<Nid> = share.blocks.iter().map(|&b| self.owner[self.main_index(b)].nid()).collect();
+            let cpu = SimDuration((c.meta_ns + c.page_cache_ns + c.write_ns) * n);
+            let t = self.gc_cpu(w.t, cpu);
+            self.stats.gc_moved_node_blocks += nids.len() as u64;
+            self.write_nodes(t, &nids)?;
+            w.t = t;
+            round.pending_valid = round.pending_valid.saturating_sub(n);
+            return Ok(());
+        }
+        let slots: Vec<DnodeSlot> =
+            share.blocks.iter().map(|&b| self.owner[self.main_index(b)].slot().expect("a data segment holds data blocks")).collect();
+        // i_gc_rwsem[WRITE] of every inode in the share, all or none (a
+        // worker that finds one held sleeps until it is dropped).
+        if !e.svp {
+            let mut inos: Vec<Ino> = slots.iter().map(|s| self.nm.node(s.nid).ino).collect();
+            inos.sort_unstable();
+            inos.dedup();
+            if let Some(&busy) = inos.iter().find(|ino| round.holders.get(ino).is_some_and(|&h| h != i)) {
+                round.parked.entry(busy).or_default().push(i);
+                w.parked = true;
+                w.waiting_since.get_or_insert(w.t);
+                w.shares.push_front(share);
+                return Ok(());
+            }
+            if let Some(since) = w.waiting_since.take() {
+                self.gc.i_gc_rwsem.contended += 1;
+                self.gc.i_gc_rwsem.wait_ns += (w.t - since).ns();
+            }
+            for ino in inos {
+                round.holders.insert(ino, i);
+                w.held.push((ino, w.t));
+                self.gc.i_gc_rwsem.acquisitions += 1;
+            }
+        }
+        // Phases 0-2: NAT and node lookups, once the summaries are in.
+        w.t = self.gc_cpu(w.t, SimDuration(c.meta_ns * n));
+        let mut data: Vec<Option<Fingerprint>> = vec![None; share.blocks.len()];
+        let (mut to_read, mut read_idx) = (Vec::new(), Vec::new());
+        for (k, (&b, slot)) in share.blocks.iter().zip(&slots).enumerate() {
+            let node = self.nm.node(slot.nid);
+            // With DPB, GC reads into its own buffer, never the page cache.
+            match (!e.dpb).then(|| self.cache.peek_clean(node.ino, node.start_off + slot.ofs as u64)).flatten() {
+                Some(fp) => data[k] = Some(Fingerprint(fp)),
+                None => {
+                    to_read.push(b);
+                    read_idx.push(k);
+                }
+            }
+        }
+        let (read_done, got) = self.submit_reads(w.t, &to_read);
+        self.stats.gc_stage_read_ns += (read_done - w.t).ns();
+        for (k, g) in read_idx.into_iter().zip(got) {
+            data[k] = g;
+        }
+        w.t = read_done;
+        let pairs: Vec<(u64, Fingerprint)> =
+            share.blocks.iter().zip(data).map(|(&b, fp)| (b, fp.expect("a valid block holds data"))).collect();
+        for chunk in pairs.chunks(e.batch_blocks as usize) {
+            w.batches.push_back(chunk.to_vec());
+        }
+        Ok(())
+    }
+
+    /// Move a batch (`move_data_page`): the page through the page cache (or
+    /// the DPB), a new block from the log (the worker's own with DWS), the
+    /// SIT updated, the dnode repointed, the write dispatched.
+    fn move_batch(&mut self, w: &mut Worker, batch: Vec<(u64, Fingerprint)>) -> Result<(), FsError> {
+        let c = self.cfg.costs.gc;
+        let e = self.cfg.gc_engine.clone();
+        let n = batch.len() as u64;
+        let wake = self.wake();
+        let mut t = w.t;
+        if e.svp {
+            // Reserve and release each page in the file's hash table (CAS).
+            t = self.gc_cpu(t, SimDuration(e.svp_op_ns * 2 * n));
+            self.gc.stats.svp_reservations += n;
+        }
+        let page = if e.dpb { e.dpb_ns } else { c.page_cache_ns };
+        t = self.gc_cpu(t, SimDuration((page + c.filemap_ns) * n));
+        self.stats.gc_stage_page_cache_ns += page * n;
+        self.stats.gc_stage_filemap_ns += c.filemap_ns * n;
+        // Allocation: the worker's own stream, or the shared cold log under curseg_mutex.
+        let alloc = SimDuration(self.cfg.costs.alloc_ns * n);
+        t = if e.dws {
+            self.gc_cpu(t, alloc)
+        } else {
+            let (s, end) = self.gc.curseg_mutex.hold(t, alloc, wake);
+            self.gc.cpu.account(s, alloc);
+            end
+        };
+        let mut writes = Vec::with_capacity(batch.len());
+        for (old, fp) in batch {
+            let own = self.owner[self.main_index(old)];
+            let new = if e.dws {
+                self.sm.alloc_stream(w.stream, t).inspect_err(|_| self.stats.out_of_space += 1)?
+            } else {
+                self.sm.alloc(LogType::ColdData, t, false).inspect_err(|_| self.stats.out_of_space += 1)?
+            };
+            let slot = own.slot().expect("a data segment holds data blocks");
+            let prev = self.nm.set_addr(slot, new as u32);
+            assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
+            self.sm.invalidate(old);
+            let i = self.main_index(new);
+            self.owner[i] = own;
+            writes.push((new, fp));
+        }
+        // SIT: two entries per block (old and new).
+        let sit = 2 * n;
+        t = if e.lsu {
+            self.gc_cpu(t, SimDuration(e.atomic_ns * sit))
+        } else {
+            let d = SimDuration(e.sentry_hold_ns * sit);
+            let (s, end) = self.gc.sentry_lock.hold(t, d, wake);
+            self.gc.cpu.account(s, d);
+            end
+        };
+        let write = SimDuration(c.write_ns * n);
+        t = self.gc_cpu(t, write);
+        self.stats.gc_stage_write_ns += write.ns();
+        self.stats.gc_moved_data_blocks += n;
+        self.stats.data_write_blocks += n;
+        self.submit_writes(t, &writes);
+        w.t = t;
+        Ok(())
+    }
+}
