@@ -492,17 +492,20 @@ pub struct FsSection {
     /// ScaleLFS M, victims a DGC claims per scan (default 0 = 0.1% of the segments).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_victims_per_scan: Option<u32>,
-    /// ScaleLFS techniques (default true each; all false = SPGC, Table 3):
-    /// page-level victim protector, dedicated write streams, loose-
-    /// synchronisation SIT update, concurrent victim selection, dedicated page buffer.
+    /// ScaleLFS SVP (§4.6): page-level victim protection instead of the
+    /// file-level i_gc_rwsem (default true; all five false = SPGC, Table 3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub svp: Option<bool>,
+    /// ScaleLFS DWS (§4.4.2): a write stream per collector, no shared curseg_mutex (default true).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dws: Option<bool>,
+    /// ScaleLFS LSU (§4.5.2): atomic SIT updates instead of sentry_lock (default true).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lsu: Option<bool>,
+    /// ScaleLFS CVS (§4.5.1): lock-free concurrent victim selection, M per scan (default true).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cvs: Option<bool>,
+    /// ScaleLFS DPB (§4.4.1): GC reads into a private buffer, not the page cache (default true).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dpb: Option<bool>,
     /// P-GC splits a victim more valid than this percent (default 50).
@@ -511,20 +514,23 @@ pub struct FsSection {
     /// Blocks a GC worker moves per step (default 16).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_batch_blocks: Option<u32>,
-    /// Assumed GC lock and CPU costs of the parallel engines, ns: per block
-    /// into the dedicated page buffer (500), per dirty segment a victim scan
-    /// visits (0: off unless set; the spec assumes 50), per SIT update under sentry_lock (300), per atomic update
-    /// (20), per SVP reservation (50), and a sleeping lock's wake-up (5000).
+    /// Assumed: ns per block placed in the dedicated page buffer (default 500).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dpb_ns: Option<u64>,
+    /// Assumed: ns per dirty segment a foreground victim scan visits
+    /// (default 0 = not charged; the round2 spec assumes 50).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub victim_scan_ns_per_segment: Option<u64>,
+    /// Assumed: ns per SIT update under sentry_lock, two per moved block (default 300).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sentry_hold_ns: Option<u64>,
+    /// Assumed: ns per atomic update (LSU, CVS's test-and-set) (default 20).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub atomic_ns: Option<u64>,
+    /// Assumed: ns per SVP page reservation or release (default 50).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub svp_op_ns: Option<u64>,
+    /// Assumed: ns a thread that slept on a lock takes to wake (default 5000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lock_wake_ns: Option<u64>,
     /// How often the simulated background threads (flusher, GC thread,
