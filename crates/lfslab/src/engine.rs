@@ -125,6 +125,8 @@ const SIMPLIFICATIONS: [&str; 4] = [
     "data checking: each 4 KiB block carries a 32-bit fingerprint, so a read of wrong data goes unnoticed with probability 2^-31 per block",
 ];
 
+const PARALLEL_GC_SIMPLIFICATION: &str = "gc: a parallel GC round runs inside the call that triggered it, its collectors stepping in time order (round2 spec option B); applications stay blocked for the round, so no application write interleaves with a collector (ScaleLFS's false-positive GC reads and SVP conflicts with writers read 0); i_gc_rwsem is held per segment, the other GC locks per step; lock costs, the victim scan and the page buffer are assumed knobs (listed under gc.assumed_ns), not measurements";
+
 const FS_SIMPLIFICATIONS: [&str; 5] = [
     "filesystem: node blocks are always cached in memory (GC reads data and SSA blocks, not nodes); lookups hit the dcache; directory hashing uses FNV-1a, not F2FS's TEA hash, and counts free dentry slots, not contiguous runs; files are whole 4 KiB blocks (no inline data)",
     "filesystem: f2fs_balance_fs_bg's checkpoint triggers are checked after every operation (the kernel checks from the GC thread and node writeback); excess_dirty_threshold counts node pages only; the discard thread issues the 50 ms rounds since its last look together",
@@ -518,6 +520,8 @@ impl Run {
                             "d2fs"
                         } else if cfg.csgc.is_some() {
                             "csgc"
+                        } else if cfg.gc_engine.kind == crate::fs::GcEngineKind::Dgc {
+                            "scalelfs"
                         } else if cfg.rmipu {
                             "rmipu"
                         } else if cfg.zoned {
@@ -612,6 +616,47 @@ impl Run {
             }
             _ => None,
         };
+        let gc = match (&self.stack, s.fs.as_ref()) {
+            (Stack::Fs { fs, before, .. }, Some(f))
+                if f.config.ext4.is_none() && (f.config.gc_engine.kind != crate::fs::GcEngineKind::Serial || f.config.host_cores > 0) =>
+            {
+                let fs = fs.as_f2fs().expect("the F2FS family");
+                let e = &f.config.gc_engine;
+                if e.kind != crate::fs::GcEngineKind::Serial {
+                    simplifications.push(PARALLEL_GC_SIMPLIFICATION.to_string());
+                }
+                let st = fs.parallel_gc_stats().cloned().unwrap_or_default();
+                let assumed_ns: std::collections::BTreeMap<String, u64> = [
+                    ("dpb_ns", e.dpb_ns),
+                    ("victim_scan_ns_per_segment", e.victim_scan_ns_per_segment),
+                    ("sentry_hold_ns", e.sentry_hold_ns),
+                    ("atomic_ns", e.atomic_ns),
+                    ("svp_op_ns", e.svp_op_ns),
+                    ("lock_wake_ns", e.lock_wake_ns),
+                    ("alloc_ns", f.config.costs.alloc_ns),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
+                Some(crate::metrics::GcReport {
+                    engine: e.kind.name().into(),
+                    threads: e.threads,
+                    svp: e.svp,
+                    dws: e.dws,
+                    lsu: e.lsu,
+                    cvs: e.cvs,
+                    dpb: e.dpb,
+                    host_cores: f.config.host_cores,
+                    gc_time_s: fs.stats().since(before).gc_time_ns as f64 / 1e9,
+                    mean_active_collectors: if st.round_ns == 0 { 0.0 } else { (st.worker_busy_ns as f64 / st.round_ns as f64 * 1e3).round() / 1e3 },
+                    stats: st,
+                    locks: fs.gc_lock_table(),
+                    cpu_utilisation_pct: fs.cpu_utilisation_pct().into_iter().map(|u| (u * 100.0).round() / 100.0).collect(),
+                    assumed_ns,
+                })
+            }
+            _ => None,
+        };
         let d2fs = match (&self.stack, &self.coupled_before, s.fs.as_ref().and_then(|f| f.coupled.as_ref())) {
             (Stack::Fs { fs, .. }, Some(before), Some(cc)) if cc.personality == crate::ftl::MainArea::D2fs => {
                 let fs = fs.as_f2fs().expect("D2FS runs F2FS");
@@ -663,6 +708,7 @@ impl Run {
             fs: fs_report,
             d2fs,
             csgc,
+            gc,
             oracle,
             sim: SimReport {
                 measured_sim_time_s: outcome.end.saturating_since(start).as_secs_f64(),

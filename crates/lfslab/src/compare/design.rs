@@ -12,6 +12,10 @@ pub struct Design {
     discard: Option<&'static str>,
     segs_per_sec: Option<u32>,
     bg_gc: Option<bool>,
+    /// The foreground GC engine and its threads (None: the kind's default).
+    gc: Option<(&'static str, u32)>,
+    /// ScaleLFS techniques switched off (Table 3's ablation steps).
+    off: &'static [&'static str],
 }
 
 /// Not a design: the workload's scenario as written, its own `[fs]` table
@@ -24,6 +28,8 @@ pub const AS_GIVEN: Design = Design {
     discard: None,
     segs_per_sec: None,
     bg_gc: None,
+    gc: None,
+    off: &[],
 };
 
 impl Design {
@@ -39,12 +45,19 @@ impl Design {
             discard: self.discard.map(Into::into),
             segs_per_sec: self.segs_per_sec,
             bg_gc: self.bg_gc,
+            gc_engine: self.gc.map(|g| g.0.into()),
+            gc_threads: self.gc.map(|g| g.1),
+            svp: self.off.contains(&"svp").then_some(false),
+            dws: self.off.contains(&"dws").then_some(false),
+            lsu: self.off.contains(&"lsu").then_some(false),
+            cvs: self.off.contains(&"cvs").then_some(false),
+            dpb: self.off.contains(&"dpb").then_some(false),
             ..FsSection::default()
         }
     }
 }
 
-pub const DESIGNS: [Design; 10] = [
+pub const DESIGNS: [Design; 19] = [
     Design {
         name: "f2fs",
         description: "F2FS as the D2FS artifact runs it (general_resource/f2fs.sh: mkfs.f2fs -s 16, mount -o mode=lfs): append-only logging, 32 MiB sections, FS GC, discards as soon as a checkpoint frees a section (the artifact's F2FS branch), on a page-mapping FTL",
@@ -53,6 +66,8 @@ pub const DESIGNS: [Design; 10] = [
         discard: Some("immediate"),
         segs_per_sec: Some(16),
         bg_gc: None,
+        gc: None,
+        off: &[],
     },
     Design {
         name: "f2fs-adaptive",
@@ -62,6 +77,8 @@ pub const DESIGNS: [Design; 10] = [
         discard: Some("idle-batched"),
         segs_per_sec: Some(1),
         bg_gc: None,
+        gc: None,
+        off: &[],
     },
     Design {
         name: "f2fs-lfs",
@@ -71,6 +88,8 @@ pub const DESIGNS: [Design; 10] = [
         discard: Some("immediate"),
         segs_per_sec: Some(1),
         bg_gc: None,
+        gc: None,
+        off: &[],
     },
     Design {
         name: "zf2fs",
@@ -80,6 +99,8 @@ pub const DESIGNS: [Design; 10] = [
         discard: None,
         segs_per_sec: None,
         bg_gc: None,
+        gc: None,
+        off: &[],
     },
     Design {
         name: "iplfs",
@@ -89,6 +110,8 @@ pub const DESIGNS: [Design; 10] = [
         discard: None,
         segs_per_sec: None,
         bg_gc: None,
+        gc: None,
+        off: &[],
     },
     Design {
         name: "d2fs",
@@ -98,6 +121,8 @@ pub const DESIGNS: [Design; 10] = [
         discard: None,
         segs_per_sec: None,
         bg_gc: None,
+        gc: None,
+        off: &[],
     },
     Design {
         name: "f2fs-lfs-s8",
@@ -107,6 +132,8 @@ pub const DESIGNS: [Design; 10] = [
         discard: Some("idle-batched"),
         segs_per_sec: Some(8),
         bg_gc: Some(false),
+        gc: None,
+        off: &[],
     },
     Design {
         name: "csgc",
@@ -116,6 +143,8 @@ pub const DESIGNS: [Design; 10] = [
         discard: None,
         segs_per_sec: None,
         bg_gc: None,
+        gc: None,
+        off: &[],
     },
     Design {
         name: "rmipu",
@@ -125,6 +154,8 @@ pub const DESIGNS: [Design; 10] = [
         discard: None,
         segs_per_sec: None,
         bg_gc: None,
+        gc: None,
+        off: &[],
     },
     Design {
         name: "ext4",
@@ -134,6 +165,107 @@ pub const DESIGNS: [Design; 10] = [
         discard: None,
         segs_per_sec: None,
         bg_gc: None,
+        gc: None,
+        off: &[],
+    },
+    Design {
+        name: "f2fs-m",
+        description: "F2FS-M (scalelfs.txt §3.2.2): stock F2FS (adaptive mode, 2 MiB sections) with 32 GC threads that each take gc_lock per victim, so collection stays serial; a page-mapping FTL",
+        kind: "f2fs",
+        mode: Some("adaptive"),
+        discard: Some("idle-batched"),
+        segs_per_sec: Some(1),
+        bg_gc: None,
+        gc: Some(("multi", 32)),
+        off: &[],
+    },
+    Design {
+        name: "f2fs-lm",
+        description: "F2FS-LM (scalelfs.txt §3.2.2): F2FS in LFS mode (2 MiB sections) with 32 GC threads serialised on gc_lock",
+        kind: "f2fs",
+        mode: Some("lfs"),
+        discard: Some("immediate"),
+        segs_per_sec: Some(1),
+        bg_gc: None,
+        gc: Some(("multi", 32)),
+        off: &[],
+    },
+    Design {
+        name: "pgc",
+        description: "P-GC (ScaleLFS's ref. [35]): F2FS in LFS mode whose foreground GC splits a victim more than half valid among 2 threads, on the shared log, sentry_lock and i_gc_rwsem",
+        kind: "f2fs",
+        mode: Some("lfs"),
+        discard: Some("immediate"),
+        segs_per_sec: Some(1),
+        bg_gc: None,
+        gc: Some(("pgc", 2)),
+        off: &[],
+    },
+    Design {
+        name: "scalelfs",
+        description: "ScaleLFS (scalelfs.txt §4): F2FS in LFS mode with 32 dedicated collectors, each with its own victims (concurrent selection), page buffer and write stream, atomic SIT updates and page-level victim protection; a stock SSD",
+        kind: "scalelfs",
+        mode: None,
+        discard: Some("immediate"),
+        segs_per_sec: Some(1),
+        bg_gc: None,
+        gc: None,
+        off: &[],
+    },
+    Design {
+        name: "scalelfs-spgc",
+        description: "ScaleLFS Table 3, SPGC: 32 per-core collectors on F2FS's shared resources (i_gc_rwsem, one GC log under curseg_mutex, sentry_lock, victim scans under seglist_lock, the page cache)",
+        kind: "scalelfs",
+        mode: None,
+        discard: Some("immediate"),
+        segs_per_sec: Some(1),
+        bg_gc: None,
+        gc: None,
+        off: &["svp", "dws", "lsu", "cvs", "dpb"],
+    },
+    Design {
+        name: "scalelfs-svp",
+        description: "ScaleLFS Table 3, SPGC + SVP (page-level victim protection)",
+        kind: "scalelfs",
+        mode: None,
+        discard: Some("immediate"),
+        segs_per_sec: Some(1),
+        bg_gc: None,
+        gc: None,
+        off: &["dws", "lsu", "cvs", "dpb"],
+    },
+    Design {
+        name: "scalelfs-dws",
+        description: "ScaleLFS Table 3, + DWS (a write stream per collector)",
+        kind: "scalelfs",
+        mode: None,
+        discard: Some("immediate"),
+        segs_per_sec: Some(1),
+        bg_gc: None,
+        gc: None,
+        off: &["lsu", "cvs", "dpb"],
+    },
+    Design {
+        name: "scalelfs-lsu",
+        description: "ScaleLFS Table 3, + LSU (atomic SIT updates, no sentry_lock)",
+        kind: "scalelfs",
+        mode: None,
+        discard: Some("immediate"),
+        segs_per_sec: Some(1),
+        bg_gc: None,
+        gc: None,
+        off: &["cvs", "dpb"],
+    },
+    Design {
+        name: "scalelfs-cvs",
+        description: "ScaleLFS Table 3, + CVS (concurrent victim selection); + DPB is the full scalelfs design",
+        kind: "scalelfs",
+        mode: None,
+        discard: Some("immediate"),
+        segs_per_sec: Some(1),
+        bg_gc: None,
+        gc: None,
+        off: &["dpb"],
     },
 ];
 

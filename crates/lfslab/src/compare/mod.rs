@@ -95,6 +95,20 @@ fn design_fs(design: &Design, fs_set: &[String]) -> Result<crate::scenario::FsSe
     Ok(Scenario::file_from_toml_with(&text, fs_set)?.fs.expect("the design's [fs] table"))
 }
 
+/// What a workload's [fs] table says about the volume and the host rather
+/// than the design (the partition, GC's assumed lock and CPU costs) is kept
+/// under every design that leaves it unset (ScaleLFS runs every design on
+/// a 30 GB partition of the device, scalelfs.txt §5).
+fn carry_over_host(w: &crate::scenario::FsSection, fs: &mut crate::scenario::FsSection) {
+    fs.partition_gib = fs.partition_gib.or(w.partition_gib);
+    fs.victim_scan_ns_per_segment = fs.victim_scan_ns_per_segment.or(w.victim_scan_ns_per_segment);
+    fs.sentry_hold_ns = fs.sentry_hold_ns.or(w.sentry_hold_ns);
+    fs.atomic_ns = fs.atomic_ns.or(w.atomic_ns);
+    fs.svp_op_ns = fs.svp_op_ns.or(w.svp_op_ns);
+    fs.lock_wake_ns = fs.lock_wake_ns.or(w.lock_wake_ns);
+    fs.dpb_ns = fs.dpb_ns.or(w.dpb_ns);
+}
+
 /// `scenario_for`, with `fs.*` overrides applied on top of the design's
 /// [fs] table (compare's `--set fs.mode=lfs`).
 pub fn scenario_for_with(
@@ -110,7 +124,11 @@ pub fn scenario_for_with(
     }
     let mut f = workload.clone();
     if !design.is_as_given() {
-        f.fs = Some(design_fs(design, fs_set).map_err(|e| err(e.with_overrides(fs_set)))?);
+        let mut fs = design_fs(design, fs_set).map_err(|e| err(e.with_overrides(fs_set)))?;
+        if let Some(w) = &workload.fs {
+            carry_over_host(w, &mut fs);
+        }
+        f.fs = Some(fs);
     }
     let name = f.name.clone().unwrap_or_else(|| "workload".into());
     f.name = Some(format!("{name}/{}", design.name));
@@ -119,6 +137,10 @@ pub fn scenario_for_with(
         let unscaled = Scenario::from_file_in(f.clone(), base).map_err(err)?;
         let cap = unscaled.resolved.device.capacity_gib.expect("resolved");
         f.device.capacity_gib = Some(cap * scale);
+        // A partition is a share of the device, and stays one.
+        if let Some(p) = f.fs.as_mut().and_then(|fs| fs.partition_gib.as_mut()) {
+            *p *= scale;
+        }
         f.volume_scale = Some(unscaled.resolved.volume_scale.unwrap_or(1.0) * scale);
         // Host memory stands for the paper's as the device does.
         let cache = unscaled.resolved.host.page_cache_mib.unwrap_or(1024) as f64 * scale;

@@ -153,4 +153,7 @@ impl<D: BlockDevice> Vfs for AnyFs<D> {
     fn prefetch(&self, ino: Ino, off: u64, stage: u8) {
         each!(self, f => Vfs::prefetch(f, ino, off, stage))
     }
+    fn host_cpu(&mut self, at: SimTime, d: crate::sim::SimDuration) -> SimTime {
+        each!(self, f => Vfs::host_cpu(f, at, d))
+    }
 }

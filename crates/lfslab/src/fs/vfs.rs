@@ -60,6 +60,11 @@ pub trait Vfs {
     /// Hint that block `off` of `ino` is touched soon (stage 0 early, 1 later);
     /// never changes results.
     fn prefetch(&self, _ino: Ino, _off: u64, _stage: u8) {}
+    /// A burst `d` of an application thread's CPU from `at` on the host's
+    /// cores (`host::CpuPool`); returns when it ends. Unlimited by default.
+    fn host_cpu(&mut self, at: SimTime, d: crate::sim::SimDuration) -> SimTime {
+        at + d
+    }
 }
 
 /// Longest name (NAME_MAX; F2FS_NAME_LEN and EXT4_NAME_LEN alike).

@@ -48,6 +48,10 @@ pub struct RunReport {
     /// Present for CSGC runs (csgc.txt §3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub csgc: Option<CsgcReport>,
+    /// Present when a parallel GC engine runs or the host's cores are
+    /// limited (ScaleLFS, scalelfs.txt §4-5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc: Option<GcReport>,
     pub oracle: OracleStats,
     pub sim: SimReport,
     pub timeseries: Vec<Bucket>,
@@ -193,6 +197,34 @@ impl PartialEq for FsReport {
     fn eq(&self, other: &Self) -> bool {
         serde_json::to_string(self).ok() == serde_json::to_string(other).ok()
     }
+}
+
+/// The filesystem's foreground GC engine and the host's cores: ScaleLFS's
+/// techniques, the GC paths' lock table (Table 3), CPU utilisation (Fig. 9e).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GcReport {
+    pub engine: String,
+    pub threads: u32,
+    pub svp: bool,
+    pub dws: bool,
+    pub lsu: bool,
+    pub cvs: bool,
+    pub dpb: bool,
+    /// Host cores (0 = unlimited).
+    pub host_cores: u32,
+    /// Foreground GC time in the measured phase, s (Table 3's "GC s").
+    pub gc_time_s: f64,
+    /// Collectors at work on average while a round ran (whole run).
+    pub mean_active_collectors: f64,
+    /// Whole run.
+    pub stats: crate::fs::ParallelGcStats,
+    /// The GC paths' locks over the whole run.
+    pub locks: crate::host::LockTable,
+    /// Host CPU busy per simulated second, percent of the cores (of one
+    /// core when unlimited).
+    pub cpu_utilisation_pct: Vec<f64>,
+    /// The assumed costs in effect, ns.
+    pub assumed_ns: BTreeMap<String, u64>,
 }
 
 /// D2FS: virtual overprovisioning, Coupled GC and upcall activity (device
@@ -516,6 +548,35 @@ impl RunReport {
                 l.cp_rwsem_write.wait_ns as f64 / 1e9,
                 l.curseg_warm_data.wait_ns as f64 / 1e9,
             );
+        }
+        if let Some(g) = &self.gc {
+            let on: Vec<&str> = [("svp", g.svp), ("dws", g.dws), ("lsu", g.lsu), ("cvs", g.cvs), ("dpb", g.dpb)]
+                .iter()
+                .filter(|x| x.1 && g.engine == "dgc")
+                .map(|x| x.0)
+                .collect();
+            let cores = if g.host_cores == 0 { "unlimited cores".to_string() } else { format!("{} cores", g.host_cores) };
+            let peak = g.cpu_utilisation_pct.iter().cloned().fold(0.0, f64::max);
+            let _ = writeln!(
+                s,
+                "gc       engine {} x{}{} on {} | foreground GC {:.3}s, {:.2} collectors at work in rounds, {} rounds, {} victim scans | CPU peak {:.1}%",
+                g.engine,
+                g.threads,
+                if on.is_empty() { String::new() } else { format!(" ({})", on.join(" ")) },
+                cores,
+                g.gc_time_s,
+                g.mean_active_collectors,
+                g.stats.rounds,
+                g.stats.victim_scans,
+                peak,
+            );
+            let row: Vec<String> = g
+                .locks
+                .0
+                .iter()
+                .map(|(n, u)| format!("{n} {:.3}s wait ({}x of {}), {:.3}s held", u.wait_ns as f64 / 1e9, u.contended, u.acquisitions, u.hold_ns as f64 / 1e9))
+                .collect();
+            let _ = writeln!(s, "gc locks {}", row.join(" | "));
         }
         if let (Some(g), Some(fs)) = (&self.csgc, &self.fs) {
             let c = &fs.counters;

@@ -1,7 +1,7 @@
 //! Built-in scenarios, shipped as TOML in the repository's `scenarios/`
 //! folder and embedded here so `lfslab run` works without files.
 
-pub const BUILTIN_NAMES: [&str; 23] = [
+pub const BUILTIN_NAMES: [&str; 24] = [
     "default",
     "bench",
     "femu-hotcold",
@@ -25,6 +25,7 @@ pub const BUILTIN_NAMES: [&str; 23] = [
     "rmipu-metadata",
     "rmipu-fio",
     "rmipu-tpcc",
+    "scalelfs-fio",
 ];
 
 /// The TOML text of a built-in scenario.
@@ -53,6 +54,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "rmipu-metadata" => Some(include_str!("../../../../scenarios/rmipu-metadata.toml")),
         "rmipu-fio" => Some(include_str!("../../../../scenarios/rmipu-fio.toml")),
         "rmipu-tpcc" => Some(include_str!("../../../../scenarios/rmipu-tpcc.toml")),
+        "scalelfs-fio" => Some(include_str!("../../../../scenarios/scalelfs-fio.toml")),
         _ => None,
     }
 }

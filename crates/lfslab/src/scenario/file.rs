@@ -316,6 +316,13 @@ pub struct JobSection {
     /// (default false: one per clone, as fio).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group_reporting: Option<bool>,
+    /// How missing file blocks are created before the job: "write" (default:
+    /// written sequentially, as fio lays files out for reads or overwrite=1)
+    /// or "fallocate" (reserved with fallocate(2), no data written, as fio's
+    /// extend_file does for a write-only job with overwrite=0; F2FS reserves
+    /// the blocks without allocating them). Filesystem only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]

@@ -1752,7 +1752,14 @@ fn resolve_job(
     }
     let direct = j.direct.unwrap_or(1) == 1;
     let group_reporting = *j.group_reporting.get_or_insert(false);
+    let layout_fallocate = match j.layout.as_deref() {
+        None | Some("write") => false,
+        Some("fallocate") if on_fs => true,
+        Some("fallocate") => return Err(ScenarioError::invalid(f("layout"), "\"fallocate\"", "is a file option: add an [fs] table")),
+        Some(other) => return Err(ScenarioError::invalid(f("layout"), format!("{other:?}"), "valid: write, fallocate")),
+    };
     Ok(JobSpec {
+        layout_fallocate,
         direct,
         group_reporting,
         filename,

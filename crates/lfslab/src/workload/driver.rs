@@ -162,6 +162,11 @@ pub trait IoTarget {
     fn tick(&mut self, _now: SimTime) -> Result<(), Self::Error> {
         Ok(())
     }
+    /// A thread's CPU burst `d` from `at` on the host's cores; returns when
+    /// it ends (unlimited cores unless the target models them).
+    fn cpu(&mut self, at: SimTime, d: SimDuration) -> SimTime {
+        at + d
+    }
 }
 
 /// Where a clone's synthetic I/O goes, in blocks from the start of its region.
@@ -397,7 +402,7 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
                     cl.sync_inflight = false;
                 }
                 let begin = t.max(cl.cpu_free);
-                cl.cpu_free = begin + SimDuration(cfg.costs.complete_ns);
+                cl.cpu_free = target.cpu(begin, SimDuration(cfg.costs.complete_ns));
                 last_io = t;
                 let r = &mut results[clone as usize];
                 let bytes = blocks as u64 * SLOT_BYTES;
@@ -577,7 +582,7 @@ fn issue<T: IoTarget>(
     costs: HostCosts,
 ) -> Result<(), T::Error> {
     let submitted = cl.cpu_free;
-    cl.cpu_free = submitted + SimDuration(costs.submit_ns);
+    cl.cpu_free = target.cpu(submitted, SimDuration(costs.submit_ns));
     cl.issued_blocks += op.blocks as u64;
     let done = target.issue(ci, &op, cl.cpu_free)?;
     cl.inflight += 1;

@@ -5,7 +5,7 @@ use super::driver::{IoTarget, Op, OpKind, Phase, Progress, ProgressTick};
 use super::job::JobSpec;
 use crate::fs::{FsError, Ino, IoMode, Vfs};
 use crate::oracle::{DataTag, Fingerprint};
-use crate::sim::{mix64, SimRng, SimTime};
+use crate::sim::{mix64, SimDuration, SimRng, SimTime};
 use std::collections::BTreeMap;
 
 /// Files of every clone, in clone order.
@@ -70,6 +70,15 @@ pub fn layout_files<V: Vfs>(
                 // Lay out what is missing (a shared file grows to its largest user).
                 let (st, t2) = fs.stat(t, ino)?;
                 t = t2;
+                if job.layout_fallocate {
+                    if blocks > st.size_blocks {
+                        t = fs.fallocate(t, ino, st.size_blocks, blocks - st.size_blocks, false)?;
+                        laid += blocks - st.size_blocks;
+                        tick(progress, Phase::Layout, laid, total);
+                    }
+                    mine.push(ino);
+                    continue;
+                }
                 t = write_sequentially(fs, ino, st.size_blocks..blocks, &mut tag, t, |_| {
                     laid += 1;
                     tick(progress, Phase::Layout, laid * 32, total);
@@ -178,5 +187,9 @@ impl<V: Vfs> IoTarget for FsTarget<'_, V> {
 
     fn tick(&mut self, now: SimTime) -> Result<(), FsError> {
         self.fs.background(now)
+    }
+
+    fn cpu(&mut self, at: SimTime, d: SimDuration) -> SimTime {
+        self.fs.host_cpu(at, d)
     }
 }

@@ -84,6 +84,8 @@ pub struct JobSpec {
     pub direct: bool,
     /// fio group_reporting: the clones are reported as one.
     pub group_reporting: bool,
+    /// Create missing file blocks with fallocate(2) instead of writing them.
+    pub layout_fallocate: bool,
 }
 
 impl JobSpec {

@@ -58,4 +58,7 @@ impl<D: BlockDevice> Vfs for F2fs<D> {
     fn prefetch(&self, ino: Ino, off: u64, stage: u8) {
         self.prefetch_page(ino, off, stage)
     }
+    fn host_cpu(&mut self, at: SimTime, d: SimDuration) -> SimTime {
+        F2fs::host_cpu(self, at, d)
+    }
 }
