@@ -621,7 +621,7 @@ impl Run {
                 if f.config.ext4.is_none() && (f.config.gc_engine.kind != crate::fs::GcEngineKind::Serial || f.config.host_cores > 0) =>
             {
                 let fs = fs.as_f2fs().expect("the F2FS family");
-                let e = &f.config.gc_engine;
+                let e = &fs.engine();
                 if e.kind != crate::fs::GcEngineKind::Serial {
                     simplifications.push(PARALLEL_GC_SIMPLIFICATION.to_string());
                 }

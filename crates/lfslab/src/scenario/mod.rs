@@ -1014,6 +1014,12 @@ fn resolve_gc_engine(f: &mut FsSection, scalelfs: bool, fixed: bool) -> Result<c
     if threads == 0 || threads > 1024 || (kind == GcEngineKind::Serial && threads != 1) {
         return Err(ScenarioError::invalid("fs.gc_threads", threads, "must be 1 for the serial engine, 1 to 1024 otherwise"));
     }
+    if kind != GcEngineKind::Dgc {
+        let set = [("svp", f.svp), ("dws", f.dws), ("lsu", f.lsu), ("cvs", f.cvs), ("dpb", f.dpb)];
+        if let Some((name, _)) = set.iter().find(|(_, v)| v.is_some()) {
+            return Err(ScenarioError::invalid(format!("fs.{name}"), "(set)", "is a ScaleLFS technique: it needs fs.gc_engine = \"dgc\""));
+        }
+    }
     let pgc_split_pct = *f.pgc_split_pct.get_or_insert(d.pgc_split_pct);
     if pgc_split_pct > 100 {
         return Err(ScenarioError::invalid("fs.pgc_split_pct", pgc_split_pct, "must be a percentage 0..=100"));
@@ -1026,11 +1032,11 @@ fn resolve_gc_engine(f: &mut FsSection, scalelfs: bool, fixed: bool) -> Result<c
         kind,
         threads,
         victims_per_scan: *f.gc_victims_per_scan.get_or_insert(d.victims_per_scan),
-        svp: *f.svp.get_or_insert(d.svp),
-        dws: *f.dws.get_or_insert(d.dws),
-        lsu: *f.lsu.get_or_insert(d.lsu),
-        cvs: *f.cvs.get_or_insert(d.cvs),
-        dpb: *f.dpb.get_or_insert(d.dpb),
+        svp: kind == GcEngineKind::Dgc && *f.svp.get_or_insert(d.svp),
+        dws: kind == GcEngineKind::Dgc && *f.dws.get_or_insert(d.dws),
+        lsu: kind == GcEngineKind::Dgc && *f.lsu.get_or_insert(d.lsu),
+        cvs: kind == GcEngineKind::Dgc && *f.cvs.get_or_insert(d.cvs),
+        dpb: kind == GcEngineKind::Dgc && *f.dpb.get_or_insert(d.dpb),
         pgc_split_pct,
         batch_blocks,
         dpb_ns: *f.dpb_ns.get_or_insert(d.dpb_ns),

@@ -41,8 +41,9 @@ pub struct ParallelGcStats {
     /// Victim scans and the dirty segments they visited.
     pub victim_scans: u64,
     pub scanned_segments: u64,
-    /// Sum of each worker's busy time (steps), and of the rounds' wall
-    /// time: busy / wall is the mean number of collectors at work.
+    /// Sum of each worker's busy time (its steps less their lock waits),
+    /// and of the rounds' wall time: busy / wall is the mean number of
+    /// collectors at work.
     pub worker_busy_ns: u64,
     pub round_ns: u64,
     /// Pages reserved in SVP's per-file tables.
@@ -99,6 +100,8 @@ struct Worker {
     waiting_since: Option<SimTime>,
     finished: bool,
     busy_ns: u64,
+    /// Time spent waiting on timed locks inside steps (not work).
+    lock_wait_ns: u64,
     /// Its dedicated write stream (DWS).
     stream: usize,
 }
@@ -157,6 +160,16 @@ impl<D: BlockDevice> F2fs<D> {
         ])
     }
 
+    /// The engine's settings with ScaleLFS's techniques only where its
+    /// collectors run (F2FS-M and P-GC use F2FS's shared resources).
+    pub fn engine(&self) -> crate::fs::GcEngineConfig {
+        let mut e = self.cfg.gc_engine.clone();
+        if e.kind != GcEngineKind::Dgc {
+            (e.svp, e.dws, e.lsu, e.cvs, e.dpb) = (false, false, false, false, false);
+        }
+        e
+    }
+
     fn wake(&self) -> SimDuration {
         SimDuration(self.cfg.gc_engine.lock_wake_ns)
     }
@@ -205,7 +218,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// `pgc_split_pct` of the section is valid; returns when every share is
     /// moved.
     pub(super) fn pgc_section(&mut self, at: SimTime, secno: u32) -> Result<SimTime, FsError> {
-        let e = self.cfg.gc_engine.clone();
+        let e = self.engine();
         let shares = self.section_shares(secno);
         let ssa: Vec<u64> = shares.iter().map(|s| self.layout.ssa_block_of(s.segno)).collect();
         let (at, _) = self.submit_reads(at, &ssa);
@@ -288,7 +301,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// M: victims per scan (§4.5.1: 0.1% of the segments, "16 segments ...
     /// for 30 GB"); one without CVS.
     fn victims_per_scan(&self) -> usize {
-        let e = &self.cfg.gc_engine;
+        let e = self.engine();
         if !e.cvs {
             return 1;
         }
@@ -310,13 +323,14 @@ impl<D: BlockDevice> F2fs<D> {
         let mut cands: Vec<SectionView> =
             self.sm.victim_candidates().into_iter().filter(|c| !round.claimed.contains(&c.secno)).collect();
         let scan = self.scan_cost(cands.len() + round.claimed.len());
-        let e = self.cfg.gc_engine.clone();
+        let e = self.engine();
         w.t = if e.cvs {
             self.gc_cpu(w.t, scan)
         } else {
             let wake = self.wake();
             let (s, end) = self.gc.seglist_lock.hold(w.t, scan, wake);
             self.gc.cpu.account(s, scan);
+            w.lock_wait_ns += (s - w.t).ns();
             end
         };
         let m = self.victims_per_scan();
@@ -354,9 +368,9 @@ impl<D: BlockDevice> F2fs<D> {
         let mut end = workers.iter().map(|w| w.t).min().unwrap_or(SimTime::ZERO);
         while let Some(Reverse((_, i))) = heap.pop() {
             let mut w = std::mem::take(&mut workers[i]);
-            let before = w.t;
+            let (before, waited) = (w.t, w.lock_wait_ns);
             let r = self.worker_step(i, &mut w, round);
-            w.busy_ns += (w.t - before).ns();
+            w.busy_ns += (w.t - before).ns() - (w.lock_wait_ns - waited);
             let woken = if w.parked { Vec::new() } else { self.release_if_done(i, &mut w, round) };
             let t = w.t;
             let (finished, parked) = (w.finished, w.parked);
@@ -436,7 +450,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// ones; node blocks are rewritten in this step (`gc_node_segment`).
     fn load_share(&mut self, i: usize, w: &mut Worker, share: Share, round: &mut Round) -> Result<(), FsError> {
         let c = self.cfg.costs.gc;
-        let e = self.cfg.gc_engine.clone();
+        let e = self.engine();
         let n = share.blocks.len() as u64;
         if self.sm.segment_log(share.segno).is_some_and(|l| l.is_node()) {
             let nids: Vec<Nid> = share.blocks.iter().map(|&b| self.owner[self.main_index(b)].nid()).collect();
@@ -507,7 +521,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// SIT updated, the dnode repointed, the write dispatched.
     fn move_batch(&mut self, w: &mut Worker, batch: Vec<(u64, Fingerprint)>) -> Result<(), FsError> {
         let c = self.cfg.costs.gc;
-        let e = self.cfg.gc_engine.clone();
+        let e = self.engine();
         let n = batch.len() as u64;
         let wake = self.wake();
         let mut t = w.t;
@@ -527,6 +541,7 @@ impl<D: BlockDevice> F2fs<D> {
         } else {
             let (s, end) = self.gc.curseg_mutex.hold(t, alloc, wake);
             self.gc.cpu.account(s, alloc);
+            w.lock_wait_ns += (s - t).ns();
             end
         };
         let mut writes = Vec::with_capacity(batch.len());
@@ -553,6 +568,7 @@ impl<D: BlockDevice> F2fs<D> {
             let d = SimDuration(e.sentry_hold_ns * sit);
             let (s, end) = self.gc.sentry_lock.hold(t, d, wake);
             self.gc.cpu.account(s, d);
+            w.lock_wait_ns += (s - t).ns();
             end
         };
         let write = SimDuration(c.write_ns * n);
