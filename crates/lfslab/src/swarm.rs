@@ -174,6 +174,21 @@ fn try_build(design: &Design, rng: &mut SimRng) -> Result<(Fs, String, u64), Str
     } else if let Some(d) = design.fs_section().discard {
         fs_lines.push(format!("discard = {d:?}"));
     }
+    // Parallel GC engines: few collectors, so a small volume has room for
+    // their streams; ScaleLFS's switches as the design sets them.
+    let fsec = design.fs_section();
+    if let Some(g) = &fsec.gc_engine {
+        fs_lines.push(format!("gc_engine = {g:?}"));
+    }
+    if fsec.gc_engine.is_some() || kind == "scalelfs" {
+        fs_lines.push(format!("gc_threads = {}", [2u32, 3, 4][rng.below(3) as usize]));
+        fs_lines.push(format!("gc_batch_blocks = {}", [1u32, 16][rng.below(2) as usize]));
+    }
+    for (name, v) in [("svp", fsec.svp), ("dws", fsec.dws), ("lsu", fsec.lsu), ("cvs", fsec.cvs), ("dpb", fsec.dpb)] {
+        if let Some(v) = v {
+            fs_lines.push(format!("{name} = {v}"));
+        }
+    }
     if d2fs {
         fs_lines.push(format!("upcall_records = {}", [4, 16, 256][rng.below(3) as usize]));
         fs_lines.push(format!("vop_regular = {}", [1.0, 1.2, 1.4][rng.below(3) as usize]));

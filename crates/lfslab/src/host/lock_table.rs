@@ -53,15 +53,29 @@ impl TimedLock {
     /// Hold for `d` from the earliest instant at or after `at` it is free
     /// (plus `wake` if the requester had to sleep); returns (start, end).
     pub fn hold(&mut self, at: SimTime, d: SimDuration, wake: SimDuration) -> (SimTime, SimTime) {
-        let mut s = self.cal.fit(at, d);
-        if s > at {
-            s = self.cal.fit(s + wake, d);
-        }
-        if d.0 > 0 {
-            self.cal.reserve(s, d);
-        }
-        self.stats.note(at, s, d);
+        let s = self.fit(at, d, wake);
+        self.hold_at(at, s, d);
         (s, s + d)
+    }
+
+    /// When a hold of `d` requested at `at` would start (not reserved).
+    pub fn fit(&self, at: SimTime, d: SimDuration, wake: SimDuration) -> SimTime {
+        let s = self.cal.fit(at, d);
+        if s > at {
+            self.cal.fit(s + wake, d)
+        } else {
+            s
+        }
+    }
+
+    /// Hold from `start` (found by `fit` for a request at `at`) for `d`,
+    /// which may outgrow the fitted length when the holder waited on a
+    /// lock nested inside this one.
+    pub fn hold_at(&mut self, at: SimTime, start: SimTime, d: SimDuration) {
+        if d.0 > 0 {
+            self.cal.reserve(start, d);
+        }
+        self.stats.note(at, start, d);
     }
 }
 

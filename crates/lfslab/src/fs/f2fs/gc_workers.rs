@@ -534,14 +534,31 @@ impl<D: BlockDevice> F2fs<D> {
         t = self.gc_cpu(t, SimDuration((page + c.filemap_ns) * n));
         self.stats.gc_stage_page_cache_ns += page * n;
         self.stats.gc_stage_filemap_ns += c.filemap_ns * n;
-        // Allocation: the worker's own stream, or the shared cold log under curseg_mutex.
+        // f2fs_allocate_data_block: under the log's curseg_mutex (none with
+        // DWS: the collector's own stream), allocate, then update the SIT
+        // entries of the new and the old block (two per block) under
+        // sentry_lock taken inside it (atomics with LSU).
         let alloc = SimDuration(self.cfg.costs.alloc_ns * n);
+        let sit = 2 * n;
+        let sit_d = SimDuration(if e.lsu { e.atomic_ns } else { e.sentry_hold_ns } * sit);
+        let inner = |fs: &mut Self, w: &mut Worker, at: SimTime| -> SimTime {
+            if e.lsu {
+                return fs.gc_cpu(at, sit_d);
+            }
+            let (s, end) = fs.gc.sentry_lock.hold(at, sit_d, wake);
+            fs.gc.cpu.account(s, sit_d);
+            w.lock_wait_ns += (s - at).ns();
+            end
+        };
         t = if e.dws {
-            self.gc_cpu(t, alloc)
+            let a = self.gc_cpu(t, alloc);
+            inner(self, w, a)
         } else {
-            let (s, end) = self.gc.curseg_mutex.hold(t, alloc, wake);
-            self.gc.cpu.account(s, alloc);
+            let s = self.gc.curseg_mutex.fit(t, alloc + sit_d, wake);
             w.lock_wait_ns += (s - t).ns();
+            self.gc.cpu.account(s, alloc);
+            let end = inner(self, w, s + alloc);
+            self.gc.curseg_mutex.hold_at(t, s, end - s);
             end
         };
         let mut writes = Vec::with_capacity(batch.len());
@@ -560,17 +577,6 @@ impl<D: BlockDevice> F2fs<D> {
             self.owner[i] = own;
             writes.push((new, fp));
         }
-        // SIT: two entries per block (old and new).
-        let sit = 2 * n;
-        t = if e.lsu {
-            self.gc_cpu(t, SimDuration(e.atomic_ns * sit))
-        } else {
-            let d = SimDuration(e.sentry_hold_ns * sit);
-            let (s, end) = self.gc.sentry_lock.hold(t, d, wake);
-            self.gc.cpu.account(s, d);
-            w.lock_wait_ns += (s - t).ns();
-            end
-        };
         let write = SimDuration(c.write_ns * n);
         t = self.gc_cpu(t, write);
         self.stats.gc_stage_write_ns += write.ns();
