@@ -449,7 +449,7 @@ impl<D: BlockDevice> F2fs<D> {
             d2fs,
             iplfs_discards: std::collections::BTreeMap::new(),
             iplfs_pending: 0,
-            gc: gc_workers::GcWorkers::new(cfg.host_cores),
+            gc: gc_workers::GcWorkers::new(cfg.host_cores, cfg.gc_engine.kind),
             cfg,
         }
     }
@@ -923,6 +923,8 @@ impl<D: BlockDevice> F2fs<D> {
             // Phases 0-2 (NAT and node lookups) once the SSA block is in.
             let meta = SimDuration(c.meta_ns * n);
             let looked_up = ssa_done + meta;
+            // The collector's CPU, for the host's utilisation (timing unchanged).
+            self.gc.cpu.account(ssa_done, meta);
             self.stats.gc_stage_meta_ns += (looked_up - t).ns();
             if is_node {
                 // gc_node_segment: each node page is grabbed and redirtied
@@ -935,6 +937,7 @@ impl<D: BlockDevice> F2fs<D> {
                 let cache = SimDuration(c.page_cache_ns * n);
                 self.stats.gc_stage_page_cache_ns += cache.ns();
                 let write = SimDuration(c.write_ns * n);
+                self.gc.cpu.account(looked_up, cache + write);
                 self.write_nodes(looked_up + cache + write, &nids)?;
                 self.stats.gc_stage_write_ns += write.ns();
                 t = looked_up + cache + write;
@@ -968,6 +971,7 @@ impl<D: BlockDevice> F2fs<D> {
                 self.stats.gc_stage_filemap_ns += filemap.ns();
                 let walked = read_done + cache + filemap;
                 let ready = walked + SimDuration(c.write_ns * n);
+                self.gc.cpu.account(read_done, ready - read_done);
                 for (&old, fp) in blocks.iter().zip(data) {
                     let own = self.owner[self.main_index(old)];
                     let fp = fp.expect("valid block holds data");

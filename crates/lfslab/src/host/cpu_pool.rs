@@ -21,12 +21,19 @@ pub struct CpuPool {
     /// Busy core-nanoseconds per `CPU_BUCKET` of simulated time.
     busy: Vec<u64>,
     total_busy_ns: u64,
+    /// Count busy time (off: an unlimited pool nobody reads costs nothing).
+    track: bool,
 }
 
 impl CpuPool {
     /// `cores` cores; 0 = unlimited.
     pub fn new(cores: u32) -> Self {
-        CpuPool { cores: vec![Calendar::default(); cores as usize], busy: Vec::new(), total_busy_ns: 0 }
+        CpuPool { cores: vec![Calendar::default(); cores as usize], busy: Vec::new(), total_busy_ns: 0, track: true }
+    }
+
+    /// Unlimited cores and no busy accounting: bursts take their own time.
+    pub fn untracked() -> Self {
+        CpuPool { track: false, ..Self::default() }
     }
 
     /// Cores in the pool (0 = unlimited).
@@ -37,8 +44,8 @@ impl CpuPool {
     /// Run a burst of `d` at or after `at` on the core free earliest;
     /// returns when it ends.
     pub fn run(&mut self, at: SimTime, d: SimDuration) -> SimTime {
-        if d.0 == 0 {
-            return at;
+        if d.0 == 0 || !self.track {
+            return at + d;
         }
         let start = match self.cores.iter().enumerate().map(|(i, c)| (c.fit(at, d), i)).min() {
             None => at,
@@ -55,7 +62,9 @@ impl CpuPool {
     /// Count `d` of busy time from `start` without booking a core (work
     /// whose timing another resource already decided, e.g. under a lock).
     pub fn account(&mut self, start: SimTime, d: SimDuration) {
-        self.note_busy(start, d);
+        if self.track {
+            self.note_busy(start, d);
+        }
     }
 
     fn note_busy(&mut self, start: SimTime, d: SimDuration) {

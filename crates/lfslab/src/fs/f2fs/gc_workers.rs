@@ -72,8 +72,11 @@ pub(super) struct GcWorkers {
 }
 
 impl GcWorkers {
-    pub(super) fn new(cores: u32) -> Self {
-        GcWorkers { cpu: CpuPool::new(cores), ..Default::default() }
+    /// The host's cores are tracked when they are limited or a parallel
+    /// engine runs (the report's utilisation); otherwise bursts cost nothing.
+    pub(super) fn new(cores: u32, kind: GcEngineKind) -> Self {
+        let cpu = if cores == 0 && kind == GcEngineKind::Serial { CpuPool::untracked() } else { CpuPool::new(cores) };
+        GcWorkers { cpu, ..Default::default() }
     }
 }
 
