@@ -212,62 +212,21 @@ pub const DESIGNS: [Design; 19] = [
         gc: None,
         off: &[],
     },
-    Design {
-        name: "scalelfs-spgc",
-        description: "ScaleLFS Table 3, SPGC: 32 per-core collectors on F2FS's shared resources (i_gc_rwsem, one GC log under curseg_mutex, sentry_lock, victim scans under seglist_lock, the page cache)",
-        kind: "scalelfs",
-        mode: None,
-        discard: Some("immediate"),
-        segs_per_sec: Some(1),
-        bg_gc: None,
-        gc: None,
-        off: &["svp", "dws", "lsu", "cvs", "dpb"],
-    },
-    Design {
-        name: "scalelfs-svp",
-        description: "ScaleLFS Table 3, SPGC + SVP (page-level victim protection)",
-        kind: "scalelfs",
-        mode: None,
-        discard: Some("immediate"),
-        segs_per_sec: Some(1),
-        bg_gc: None,
-        gc: None,
-        off: &["dws", "lsu", "cvs", "dpb"],
-    },
-    Design {
-        name: "scalelfs-dws",
-        description: "ScaleLFS Table 3, + DWS (a write stream per collector)",
-        kind: "scalelfs",
-        mode: None,
-        discard: Some("immediate"),
-        segs_per_sec: Some(1),
-        bg_gc: None,
-        gc: None,
-        off: &["lsu", "cvs", "dpb"],
-    },
-    Design {
-        name: "scalelfs-lsu",
-        description: "ScaleLFS Table 3, + LSU (atomic SIT updates, no sentry_lock)",
-        kind: "scalelfs",
-        mode: None,
-        discard: Some("immediate"),
-        segs_per_sec: Some(1),
-        bg_gc: None,
-        gc: None,
-        off: &["cvs", "dpb"],
-    },
-    Design {
-        name: "scalelfs-cvs",
-        description: "ScaleLFS Table 3, + CVS (concurrent victim selection); + DPB is the full scalelfs design",
-        kind: "scalelfs",
-        mode: None,
-        discard: Some("immediate"),
-        segs_per_sec: Some(1),
-        bg_gc: None,
-        gc: None,
-        off: &["dpb"],
-    },
+    scalelfs_step(
+        "scalelfs-spgc",
+        "ScaleLFS Table 3, SPGC: 32 per-core collectors on F2FS's shared resources (i_gc_rwsem, one GC log under curseg_mutex, sentry_lock, victim scans under seglist_lock, the page cache)",
+        &["svp", "dws", "lsu", "cvs", "dpb"],
+    ),
+    scalelfs_step("scalelfs-svp", "ScaleLFS Table 3, SPGC + SVP (page-level victim protection)", &["dws", "lsu", "cvs", "dpb"]),
+    scalelfs_step("scalelfs-dws", "ScaleLFS Table 3, + DWS (a write stream per collector)", &["lsu", "cvs", "dpb"]),
+    scalelfs_step("scalelfs-lsu", "ScaleLFS Table 3, + LSU (atomic SIT updates, no sentry_lock)", &["cvs", "dpb"]),
+    scalelfs_step("scalelfs-cvs", "ScaleLFS Table 3, + CVS (concurrent victim selection); + DPB is the full scalelfs design", &["dpb"]),
 ];
+
+/// A step of ScaleLFS's Table 3: the scalelfs design with techniques off.
+const fn scalelfs_step(name: &'static str, description: &'static str, off: &'static [&'static str]) -> Design {
+    Design { name, description, kind: "scalelfs", mode: None, discard: Some("immediate"), segs_per_sec: Some(1), bg_gc: None, gc: None, off }
+}
 
 /// Designs named by the papers that lfslab does not build yet.
 pub const PLANNED: [&str; 0] = [];

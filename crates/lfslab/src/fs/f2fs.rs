@@ -982,12 +982,7 @@ impl<D: BlockDevice> F2fs<D> {
                             return Err(e);
                         }
                     };
-                    let slot = own.slot().expect("a data segment holds data blocks");
-                    let prev = self.nm.set_addr(slot, new as u32);
-                    assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
-                    self.sm.invalidate(old);
-                    let i = self.main_index(new);
-                    self.owner[i] = own;
+                    self.repoint_moved(old, new, own);
                     w.push((new, fp));
                 }
                 self.stats.gc_moved_data_blocks += w.len() as u64;
@@ -1003,6 +998,17 @@ impl<D: BlockDevice> F2fs<D> {
         let end = self.write_closed_summaries(t).max(t);
         self.stats.gc_stage_meta_ns += (end - t).ns();
         Ok(end)
+    }
+
+    /// A data block GC moved from `old` to `new`: its dnode points at the
+    /// new address, the old one is invalid, the SSA names its owner.
+    pub(super) fn repoint_moved(&mut self, old: u64, new: u64, own: SsaEntry) {
+        let slot = own.slot().expect("a data segment holds data blocks");
+        let prev = self.nm.set_addr(slot, new as u32);
+        assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
+        self.sm.invalidate(old);
+        let i = self.main_index(new);
+        self.owner[i] = own;
     }
 
     // ---- file operations ------------------------------------------------------

@@ -572,12 +572,7 @@ impl<D: BlockDevice> F2fs<D> {
             } else {
                 self.sm.alloc(LogType::ColdData, t, false).inspect_err(|_| self.stats.out_of_space += 1)?
             };
-            let slot = own.slot().expect("a data segment holds data blocks");
-            let prev = self.nm.set_addr(slot, new as u32);
-            assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
-            self.sm.invalidate(old);
-            let i = self.main_index(new);
-            self.owner[i] = own;
+            self.repoint_moved(old, new, own);
             writes.push((new, fp));
         }
         let write = SimDuration(c.write_ns * n);
