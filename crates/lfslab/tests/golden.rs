@@ -47,6 +47,11 @@ fn small_ext4() {
 }
 
 #[test]
+fn small_scalelfs() {
+    check("small_scalelfs");
+}
+
+#[test]
 fn small_fileserver() {
     check("small_fileserver");
 }
