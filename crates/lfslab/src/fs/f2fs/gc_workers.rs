@@ -121,6 +121,8 @@ struct Round {
     /// Workers parked per inode, woken when it is released.
     parked: BTreeMap<Ino, Vec<usize>>,
     sections_done: u64,
+    /// Dedicated streams that move something this round.
+    writers: BTreeSet<usize>,
     /// Whether workers pick their own victims (DGC) or get preassigned shares.
     self_select: bool,
 }
@@ -343,14 +345,16 @@ impl<D: BlockDevice> F2fs<D> {
             cands.truncate(m);
         }
         cands.sort_by_key(|c| (c.valid_blocks, c.secno));
-        // Room for the moves: every claimed victim's valid blocks plus a
-        // section per open stream, within the free sections.
-        let streams = if e.dws { e.threads as u64 } else { 1 };
+        // Room for the moves within the free sections: every claimed
+        // victim's valid blocks, plus a section per stream that writes them
+        // (each may leave its last one part-filled) and two to spare.
+        let streams = if e.dws { round.writers.len() as u64 + u64::from(!round.writers.contains(&w.stream)) } else { 1 };
         for c in cands {
             let room = self.sm.free_sections() as u64 * per_sec;
             if room < round.pending_valid + c.valid_blocks as u64 + (streams + 2) * per_sec {
                 break;
             }
+            round.writers.insert(w.stream);
             if e.cvs {
                 w.t = self.gc_cpu(w.t, SimDuration(e.atomic_ns));
             }
