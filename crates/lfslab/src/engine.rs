@@ -652,6 +652,7 @@ impl Run {
                     stats: st,
                     locks: fs.gc_lock_table(),
                     cpu_utilisation_pct: fs.cpu_utilisation_pct().into_iter().map(|u| (u * 100.0).round() / 100.0).collect(),
+                    fs_submitted_mb_per_s: fs.submitted_mb_per_s().into_iter().map(|(r, w)| ((r * 100.0).round() / 100.0, (w * 100.0).round() / 100.0)).collect(),
                     assumed_ns,
                 })
             }

@@ -565,6 +565,7 @@ impl<D: BlockDevice> F2fs<D> {
     fn submit_writes_stream(&mut self, at: SimTime, writes: &[(u64, Fingerprint)], stream: u8) -> SimTime {
         let mut content = Vec::new();
         let (done, cmds) = super::io::write_runs(&mut self.dev, at, writes, stream, SimDuration(self.cfg.costs.bio_ns), &mut content);
+        self.gc.note_io(at, 0, writes.len() as u64);
         self.stats.write_cmds += cmds;
         self.io_busy_until = self.io_busy_until.max(done);
         done
@@ -575,6 +576,7 @@ impl<D: BlockDevice> F2fs<D> {
         let mut out = Vec::with_capacity(addrs.len());
         let mut buf = std::mem::take(&mut self.scratch_read);
         let (done, cmds) = super::io::read_runs(&mut self.dev, at, addrs, SimDuration(self.cfg.costs.bio_ns), &mut buf, &mut out);
+        self.gc.note_io(at, addrs.len() as u64, 0);
         self.scratch_read = buf;
         self.stats.read_cmds += cmds;
         self.io_busy_until = self.io_busy_until.max(done);

@@ -36,6 +36,11 @@ impl CpuPool {
         CpuPool { track: false, ..Self::default() }
     }
 
+    /// Whether busy time is counted (the pool is read by a report).
+    pub fn tracked(&self) -> bool {
+        self.track
+    }
+
     /// Cores in the pool (0 = unlimited).
     pub fn cores(&self) -> u32 {
         self.cores.len() as u32

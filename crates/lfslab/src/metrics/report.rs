@@ -223,6 +223,9 @@ pub struct GcReport {
     /// Host CPU busy per simulated second, percent of the cores (of one
     /// core when unlimited).
     pub cpu_utilisation_pct: Vec<f64>,
+    /// Read and write MB the filesystem submitted to the device per
+    /// simulated second, whole run (Fig. 9b).
+    pub fs_submitted_mb_per_s: Vec<(f64, f64)>,
     /// The assumed costs in effect, ns.
     pub assumed_ns: BTreeMap<String, u64>,
 }

@@ -69,9 +69,25 @@ pub(super) struct GcWorkers {
     /// `gc_lock` handed from one GC thread to the next (F2FS-M, P-GC).
     gc_lock: LockUse,
     pub(super) stats: ParallelGcStats,
+    /// Blocks the filesystem submitted per second (read, write), by
+    /// submission time (ScaleLFS Fig. 9b); kept when the cores are.
+    io_per_s: Vec<[u64; 2]>,
 }
 
 impl GcWorkers {
+    #[inline]
+    pub(super) fn note_io(&mut self, at: SimTime, read: u64, write: u64) {
+        if !self.cpu.tracked() {
+            return;
+        }
+        let i = (at.0 / crate::host::CPU_BUCKET.0) as usize;
+        if self.io_per_s.len() <= i {
+            self.io_per_s.resize(i + 1, [0; 2]);
+        }
+        self.io_per_s[i][0] += read;
+        self.io_per_s[i][1] += write;
+    }
+
     /// The host's cores are tracked when they are limited or a parallel
     /// engine runs (the report's utilisation); otherwise bursts cost nothing.
     pub(super) fn new(cores: u32, kind: GcEngineKind) -> Self {
@@ -136,6 +152,12 @@ impl<D: BlockDevice> F2fs<D> {
     /// An application thread's CPU burst (submit, completion) on the host's cores.
     pub fn host_cpu(&mut self, at: SimTime, d: SimDuration) -> SimTime {
         self.gc.cpu.run(at, d)
+    }
+
+    /// Filesystem-submitted (read, write) MB per simulated second.
+    pub fn submitted_mb_per_s(&self) -> Vec<(f64, f64)> {
+        let mb = |b: u64| (b * 4096) as f64 / 1e6;
+        self.gc.io_per_s.iter().map(|x| (mb(x[0]), mb(x[1]))).collect()
     }
 
     /// The host's CPU utilisation per second, percent of its cores.
