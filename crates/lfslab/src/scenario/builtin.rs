@@ -1,7 +1,7 @@
 //! Built-in scenarios, shipped as TOML in the repository's `scenarios/`
 //! folder and embedded here so `lfslab run` works without files.
 
-pub const BUILTIN_NAMES: [&str; 24] = [
+pub const BUILTIN_NAMES: [&str; 30] = [
     "default",
     "bench",
     "femu-hotcold",
@@ -26,6 +26,12 @@ pub const BUILTIN_NAMES: [&str; 24] = [
     "rmipu-fio",
     "rmipu-tpcc",
     "scalelfs-fio",
+    "scalelfs-fileserver",
+    "scalelfs-varmail",
+    "scalelfs-oltp",
+    "scalelfs-ycsb-a",
+    "scalelfs-ycsb-b",
+    "scalelfs-ycsb-update-only",
 ];
 
 /// The TOML text of a built-in scenario.
@@ -55,6 +61,12 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "rmipu-fio" => Some(include_str!("../../../../scenarios/rmipu-fio.toml")),
         "rmipu-tpcc" => Some(include_str!("../../../../scenarios/rmipu-tpcc.toml")),
         "scalelfs-fio" => Some(include_str!("../../../../scenarios/scalelfs-fio.toml")),
+        "scalelfs-fileserver" => Some(include_str!("../../../../scenarios/scalelfs-fileserver.toml")),
+        "scalelfs-varmail" => Some(include_str!("../../../../scenarios/scalelfs-varmail.toml")),
+        "scalelfs-oltp" => Some(include_str!("../../../../scenarios/scalelfs-oltp.toml")),
+        "scalelfs-ycsb-a" => Some(include_str!("../../../../scenarios/scalelfs-ycsb-a.toml")),
+        "scalelfs-ycsb-b" => Some(include_str!("../../../../scenarios/scalelfs-ycsb-b.toml")),
+        "scalelfs-ycsb-update-only" => Some(include_str!("../../../../scenarios/scalelfs-ycsb-update-only.toml")),
         _ => None,
     }
 }
