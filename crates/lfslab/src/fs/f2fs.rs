@@ -324,7 +324,9 @@ pub struct F2fs<D: BlockDevice> {
     gc_lock: SimMutex,
     cp_rwsem: SimRwLock,
     /// Per-log `curseg_mutex`, held while blocks are allocated.
-    curseg_lock: [SimMutex; 6],
+    /// curseg_mutex per log, booked in gaps (a call runs whole at its start,
+    /// so a later call's hold may be booked before an earlier one's).
+    curseg_lock: [crate::host::TimedLock; 6],
     last_cp: SimTime,
     /// Last application request (F2FS `last_time[REQ_TIME]`).
     last_req: SimTime,
@@ -1058,7 +1060,7 @@ impl<D: BlockDevice> F2fs<D> {
         let ipu = !is_dir && self.should_ipu(kind);
         let mut pairs = Vec::new();
         let hold = SimDuration(self.cfg.costs.alloc_ns * pages.len() as u64);
-        let (_, t) = self.curseg_lock[log.index()].hold(t, hold);
+        let (_, t) = self.curseg_lock[log.index()].hold(t, hold, SimDuration(0));
         let mut w = Vec::with_capacity(pages.len());
         for &(off, fp) in pages {
             // On an error, the pages placed so far are still written, so no

@@ -103,7 +103,7 @@ fn churn_with(e: GcEngineConfig, track_recovery: bool, mut hook: impl FnMut(&mut
     fs
 }
 
-fn lock(fs: &F2fs<crate::ftl::Ssd>, name: &str) -> crate::host::LockUse {
+fn lock(fs: &F2fs<crate::ftl::Ssd>, name: &str) -> crate::host::LockStats {
     fs.gc_lock_table().0.into_iter().find(|(n, _)| n.starts_with(name)).unwrap().1
 }
 

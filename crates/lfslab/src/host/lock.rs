@@ -12,11 +12,36 @@ pub struct LockStats {
     pub acquisitions: u64,
     pub contended: u64,
     pub wait_ns: u64,
+    /// Time held, summed over holders (readers of a rwsem overlap).
+    #[serde(default)]
+    pub hold_ns: u64,
+}
+
+impl LockStats {
+    /// Count one acquisition requested at `at`, held from `got` for `hold`.
+    pub fn note(&mut self, at: SimTime, got: SimTime, hold: SimDuration) {
+        self.acquisitions += 1;
+        if got > at {
+            self.contended += 1;
+            self.wait_ns += (got - at).ns();
+        }
+        self.hold_ns += hold.0;
+    }
+
+    pub fn merge(&mut self, o: &LockStats) {
+        self.acquisitions += o.acquisitions;
+        self.contended += o.contended;
+        self.wait_ns += o.wait_ns;
+        self.hold_ns += o.hold_ns;
+    }
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimMutex {
     free_at: SimTime,
+    /// When the current holder got it.
+    #[serde(default)]
+    held_from: SimTime,
     pub stats: LockStats,
 }
 
@@ -24,19 +49,17 @@ impl SimMutex {
     /// Acquire at `at`; returns the instant the lock is held.
     pub fn acquire(&mut self, at: SimTime) -> SimTime {
         let got = at.max(self.free_at);
-        self.stats.acquisitions += 1;
-        if got > at {
-            self.stats.contended += 1;
-            self.stats.wait_ns += (got - at).ns();
-        }
+        self.stats.note(at, got, SimDuration(0));
         // Held until release; until then nobody else may take it.
         self.free_at = SimTime::MAX;
+        self.held_from = got;
         got
     }
 
     pub fn release(&mut self, at: SimTime) {
         assert!(self.free_at == SimTime::MAX, "releasing a mutex that is not held");
         self.free_at = at;
+        self.stats.hold_ns += at.ns().saturating_sub(self.held_from.ns());
     }
 
     /// Hold for `d` starting no earlier than `at`; returns (start, end).
@@ -56,16 +79,14 @@ pub struct SimRwLock {
     /// End of the last write hold.
     writer_until: SimTime,
     writer_held: bool,
+    /// Start of the latest read hold not yet ended by `read_until`, and of
+    /// the write hold.
+    #[serde(default)]
+    read_open: Option<SimTime>,
+    #[serde(default)]
+    write_from: SimTime,
     pub read_stats: LockStats,
     pub write_stats: LockStats,
-}
-
-fn note(stats: &mut LockStats, at: SimTime, got: SimTime) {
-    stats.acquisitions += 1;
-    if got > at {
-        stats.contended += 1;
-        stats.wait_ns += (got - at).ns();
-    }
 }
 
 impl SimRwLock {
@@ -73,20 +94,26 @@ impl SimRwLock {
     pub fn read_from(&mut self, at: SimTime) -> SimTime {
         assert!(!self.writer_held, "read acquire while a write hold is open");
         let got = at.max(self.writer_until);
-        note(&mut self.read_stats, at, got);
+        self.read_stats.note(at, got, SimDuration(0));
+        self.read_open = Some(got);
         got
     }
 
+    /// End the read hold `read_from` began (a second call only extends).
     pub fn read_until(&mut self, end: SimTime) {
         self.readers_until = self.readers_until.max(end);
+        if let Some(from) = self.read_open.take() {
+            self.read_stats.hold_ns += end.ns().saturating_sub(from.ns());
+        }
     }
 
     /// Take the write side at `at`: waits for earlier readers and writers.
     pub fn write_acquire(&mut self, at: SimTime) -> SimTime {
         assert!(!self.writer_held, "nested write acquire");
         let got = at.max(self.readers_until).max(self.writer_until);
-        note(&mut self.write_stats, at, got);
+        self.write_stats.note(at, got, SimDuration(0));
         self.writer_held = true;
+        self.write_from = got;
         got
     }
 
@@ -94,6 +121,7 @@ impl SimRwLock {
         assert!(self.writer_held, "write release without acquire");
         self.writer_held = false;
         self.writer_until = self.writer_until.max(at);
+        self.write_stats.hold_ns += at.ns().saturating_sub(self.write_from.ns());
     }
 
     pub fn is_write_held(&self) -> bool {
@@ -114,6 +142,7 @@ mod tests {
         assert_eq!(s2, SimTime(110));
         assert_eq!(m.stats.contended, 1);
         assert_eq!(m.stats.wait_ns, 60);
+        assert_eq!(m.stats.hold_ns, 110);
     }
 
     #[test]
@@ -126,5 +155,6 @@ mod tests {
         l.write_release(SimTime(300));
         assert_eq!(l.read_from(SimTime(150)), SimTime(300));
         assert_eq!(l.read_stats.wait_ns, 150);
+        assert_eq!((l.read_stats.hold_ns, l.write_stats.hold_ns), (100, 200));
     }
 }

@@ -9,44 +9,15 @@
 //! context switch of a sleeping lock, mutex or rw_semaphore) before it
 //! holds it, so more waiters waste more time (ScaleLFS Fig. 2b).
 
+use super::LockStats;
 use crate::sim::{Calendar, SimDuration, SimTime};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// One lock's use over a run.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct LockUse {
-    pub acquisitions: u64,
-    pub contended: u64,
-    /// Time requesters waited, wake-ups included.
-    pub wait_ns: u64,
-    /// Time the lock was held.
-    pub hold_ns: u64,
-}
-
-impl LockUse {
-    /// Count one acquisition requested at `at`, held from `got` for `hold`.
-    pub fn note(&mut self, at: SimTime, got: SimTime, hold: SimDuration) {
-        self.acquisitions += 1;
-        if got > at {
-            self.contended += 1;
-            self.wait_ns += (got - at).ns();
-        }
-        self.hold_ns += hold.0;
-    }
-
-    pub fn merge(&mut self, o: &LockUse) {
-        self.acquisitions += o.acquisitions;
-        self.contended += o.contended;
-        self.wait_ns += o.wait_ns;
-        self.hold_ns += o.hold_ns;
-    }
-}
-
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct TimedLock {
     cal: Calendar,
-    pub stats: LockUse,
+    pub stats: LockStats,
 }
 
 impl TimedLock {
@@ -91,8 +62,8 @@ impl KeyedLock {
         self.locks.entry(key).or_default().hold(at, d, wake)
     }
 
-    pub fn stats(&self) -> LockUse {
-        let mut u = LockUse::default();
+    pub fn stats(&self) -> LockStats {
+        let mut u = LockStats::default();
         for l in self.locks.values() {
             u.merge(&l.stats);
         }
@@ -102,7 +73,7 @@ impl KeyedLock {
 
 /// The report's lock table: each named lock's use, in a fixed order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct LockTable(pub Vec<(String, LockUse)>);
+pub struct LockTable(pub Vec<(String, LockStats)>);
 
 #[cfg(test)]
 mod tests {
@@ -118,7 +89,7 @@ mod tests {
         assert_eq!(l.hold(us(4), d, wake), (us(15), us(25)));
         // An earlier request than the last fits the gap between them.
         assert_eq!(l.hold(us(10), SimDuration(5_000), wake), (us(10), us(15)));
-        assert_eq!(l.stats, LockUse { acquisitions: 3, contended: 1, wait_ns: 11_000, hold_ns: 25_000 });
+        assert_eq!(l.stats, LockStats { acquisitions: 3, contended: 1, wait_ns: 11_000, hold_ns: 25_000 });
     }
 
     #[test]

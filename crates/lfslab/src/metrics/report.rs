@@ -539,18 +539,13 @@ impl RunReport {
             );
             let l = &fs.locks;
             let p = &fs.page_cache;
-            let _ = writeln!(
-                s,
-                "host     page cache {} hits / {} misses, {} evictions | waits: gc_lock {:.3}s ({}x), cp_rwsem read {:.3}s, write {:.3}s, curseg {:.3}s",
-                p.hits,
-                p.misses,
-                p.evictions,
-                l.gc_lock.wait_ns as f64 / 1e9,
-                l.gc_lock.contended,
-                l.cp_rwsem_read.wait_ns as f64 / 1e9,
-                l.cp_rwsem_write.wait_ns as f64 / 1e9,
-                l.curseg_warm_data.wait_ns as f64 / 1e9,
-            );
+            let _ = writeln!(s, "host     page cache {} hits / {} misses, {} evictions", p.hits, p.misses, p.evictions);
+            let table =
+                [("gc_lock", &l.gc_lock), ("cp_rwsem read", &l.cp_rwsem_read), ("cp_rwsem write", &l.cp_rwsem_write), ("curseg (warm data)", &l.curseg_warm_data)];
+            if table.iter().any(|(_, u)| u.acquisitions > 0) {
+                let row: Vec<String> = table.iter().map(|(n, u)| lock_cell(n, u)).collect();
+                let _ = writeln!(s, "locks    {}", row.join(" | "));
+            }
         }
         if let Some(g) = &self.gc {
             let on: Vec<&str> = [("svp", g.svp), ("dws", g.dws), ("lsu", g.lsu), ("cvs", g.cvs), ("dpb", g.dpb)]
@@ -577,7 +572,7 @@ impl RunReport {
                 .locks
                 .0
                 .iter()
-                .map(|(n, u)| format!("{n} {:.3}s wait ({}x of {}), {:.3}s held", u.wait_ns as f64 / 1e9, u.contended, u.acquisitions, u.hold_ns as f64 / 1e9))
+                .map(|(n, u)| lock_cell(n, u))
                 .collect();
             let _ = writeln!(s, "gc locks {}", row.join(" | "));
         }
@@ -677,4 +672,9 @@ impl RunReport {
         }
         s
     }
+}
+
+/// One lock of a report's lock table: wait, contended of acquired, held.
+fn lock_cell(name: &str, u: &crate::host::LockStats) -> String {
+    format!("{name} {:.3}s wait ({}x of {}), {:.3}s held", u.wait_ns as f64 / 1e9, u.contended, u.acquisitions, u.hold_ns as f64 / 1e9)
 }

@@ -29,7 +29,7 @@
 use super::*;
 use crate::fs::segment::SectionView;
 use crate::fs::config::GcEngineKind;
-use crate::host::{CpuPool, LockTable, LockUse, TimedLock};
+use crate::host::{CpuPool, LockStats, LockTable, TimedLock};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -65,9 +65,9 @@ pub(super) struct GcWorkers {
     /// The cold data log's `curseg_mutex`, where GC writes without DWS.
     curseg_mutex: TimedLock,
     /// Per-inode `i_gc_rwsem[WRITE]` as GC takes it, held across steps.
-    i_gc_rwsem: LockUse,
+    i_gc_rwsem: LockStats,
     /// `gc_lock` handed from one GC thread to the next (F2FS-M, P-GC).
-    gc_lock: LockUse,
+    gc_lock: LockStats,
     pub(super) stats: ParallelGcStats,
     /// Blocks the filesystem submitted per second (read, write), by
     /// submission time (ScaleLFS Fig. 9b); kept when the cores are.
@@ -173,10 +173,9 @@ impl<D: BlockDevice> F2fs<D> {
     /// engine takes. Serial F2FS reports gc_lock and the cold log's
     /// curseg_mutex from its own locks.
     pub fn gc_lock_table(&self) -> LockTable {
-        let from = |s: &crate::host::LockStats| LockUse { acquisitions: s.acquisitions, contended: s.contended, wait_ns: s.wait_ns, hold_ns: 0 };
-        let mut gc_lock = from(&self.gc_lock.stats);
+        let mut gc_lock = self.gc_lock.stats.clone();
         gc_lock.merge(&self.gc.gc_lock);
-        let mut curseg = from(&self.curseg_lock[LogType::ColdData.index()].stats);
+        let mut curseg = self.curseg_lock[LogType::ColdData.index()].stats.clone();
         curseg.merge(&self.gc.curseg_mutex.stats);
         LockTable(vec![
             ("gc_lock".into(), gc_lock),
