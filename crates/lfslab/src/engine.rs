@@ -625,7 +625,7 @@ impl Run {
                 if e.kind != crate::fs::GcEngineKind::Serial {
                     simplifications.push(PARALLEL_GC_SIMPLIFICATION.to_string());
                 }
-                let st = fs.parallel_gc_stats().cloned().unwrap_or_default();
+                let st = fs.gc_engine_stats().clone();
                 let assumed_ns: std::collections::BTreeMap<String, u64> = [
                     ("dpb_ns", e.dpb_ns),
                     ("victim_scan_ns_per_segment", e.victim_scan_ns_per_segment),

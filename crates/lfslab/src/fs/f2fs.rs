@@ -1061,6 +1061,7 @@ impl<D: BlockDevice> F2fs<D> {
         let mut pairs = Vec::new();
         let hold = SimDuration(self.cfg.costs.alloc_ns * pages.len() as u64);
         let (_, t) = self.curseg_lock[log.index()].hold(t, hold, SimDuration(0));
+        let searched = self.sm.ssr_searched();
         let mut w = Vec::with_capacity(pages.len());
         for &(off, fp) in pages {
             // On an error, the pages placed so far are still written, so no
@@ -1111,6 +1112,8 @@ impl<D: BlockDevice> F2fs<D> {
             w.push((blk, fp));
         }
         self.stats.data_write_blocks += pages.len() as u64;
+        let searched = self.sm.ssr_searched() - searched;
+        let t = if searched > 0 { self.ssr_search(log, t, searched) } else { t };
         if let Some(r) = self.recovery.as_mut().filter(|_| !is_dir) {
             let f = self.files.get_mut(&ino).expect("committing pages of a live file");
             for &(off, fp) in pages {

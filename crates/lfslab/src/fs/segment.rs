@@ -149,6 +149,9 @@ pub struct SegmentManager {
     /// Where the next greedy victim search starts (`last_victim[GC_GREEDY]`).
     last_victim: u32,
     max_victim_search: u32,
+    /// Dirty segments SSR victim searches visited, for their cost.
+    #[serde(default)]
+    ssr_searched: u64,
 }
 
 /// What a checkpoint did to the segment state.
@@ -215,7 +218,13 @@ impl SegmentManager {
             dirty: std::array::from_fn(|_| DirtySegmap::new(layout.main_segments)),
             last_victim: 0,
             max_victim_search: DEF_MAX_VICTIM_SEARCH,
+            ssr_searched: 0,
         }
+    }
+
+    /// Dirty segments every SSR victim search so far visited.
+    pub fn ssr_searched(&self) -> u64 {
+        self.ssr_searched
     }
 
     /// sysfs `max_victim_search`.
@@ -474,6 +483,7 @@ impl SegmentManager {
                 break;
             }
         }
+        self.ssr_searched += nsearched as u64;
         best.map(|(_, s)| s)
     }
 

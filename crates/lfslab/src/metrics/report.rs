@@ -557,7 +557,7 @@ impl RunReport {
             let peak = g.cpu_utilisation_pct.iter().cloned().fold(0.0, f64::max);
             let _ = writeln!(
                 s,
-                "gc       engine {} x{}{} on {} | foreground GC {:.3}s, {:.2} collectors at work in rounds, {} rounds, {} victim scans | CPU peak {:.1}%",
+                "gc       engine {} x{}{} on {} | foreground GC {:.3}s, {:.2} collectors at work in rounds, {} rounds, {} victim scans, {} segments searched by SSR | CPU peak {:.1}%",
                 g.engine,
                 g.threads,
                 if on.is_empty() { String::new() } else { format!(" ({})", on.join(" ")) },
@@ -566,6 +566,7 @@ impl RunReport {
                 g.mean_active_collectors,
                 g.stats.rounds,
                 g.stats.victim_scans,
+                g.stats.ssr_scanned_segments,
                 peak,
             );
             let row: Vec<String> = g

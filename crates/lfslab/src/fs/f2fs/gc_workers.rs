@@ -41,6 +41,9 @@ pub struct ParallelGcStats {
     /// Victim scans and the dirty segments they visited.
     pub victim_scans: u64,
     pub scanned_segments: u64,
+    /// Dirty segments writers' SSR victim searches visited.
+    #[serde(default)]
+    pub ssr_scanned_segments: u64,
     /// Sum of each worker's busy time (its steps less their lock waits),
     /// and of the rounds' wall time: busy / wall is the mean number of
     /// collectors at work.
@@ -165,8 +168,10 @@ impl<D: BlockDevice> F2fs<D> {
         self.gc.cpu.utilisation_pct(self.cfg.host_cores)
     }
 
-    pub fn parallel_gc_stats(&self) -> Option<&ParallelGcStats> {
-        (self.cfg.gc_engine.kind != GcEngineKind::Serial).then_some(&self.gc.stats)
+    /// What the GC engine did (the serial engine's scans and writers' SSR
+    /// searches included).
+    pub fn gc_engine_stats(&self) -> &ParallelGcStats {
+        &self.gc.stats
     }
 
     /// The GC paths' locks: ScaleLFS Table 3's four and the two every
@@ -227,6 +232,26 @@ impl<D: BlockDevice> F2fs<D> {
         let (s, end) = self.gc.seglist_lock.hold(at, d, wake);
         self.gc.cpu.account(s, d);
         end
+    }
+
+    /// An SSR victim search a data write made (`f2fs_allocate_data_block`
+    /// -> `allocate_segment` -> `get_ssr_segment` -> `f2fs_get_victim`):
+    /// the writer scans `segs` dirty segments under `seglist_lock`, inside
+    /// its log's `curseg_mutex`, at the per-segment cost of GC's scan (the
+    /// same function). Returns when the writer goes on.
+    pub(super) fn ssr_search(&mut self, log: LogType, at: SimTime, segs: u64) -> SimTime {
+        self.gc.stats.ssr_scanned_segments += segs;
+        let ns = self.cfg.gc_engine.victim_scan_ns_per_segment;
+        if ns == 0 {
+            return at;
+        }
+        let d = SimDuration(ns * segs);
+        let wake = self.wake();
+        let (s, end) = self.gc.seglist_lock.hold(at, d, wake);
+        self.gc.cpu.account(s, d);
+        // The log's mutex is held across the search.
+        let (_, held) = self.curseg_lock[log.index()].hold(at, end - at, SimDuration(0));
+        end.max(held)
     }
 
     /// F2FS-M / F2FS-LM: the next section is collected by another GC thread,
