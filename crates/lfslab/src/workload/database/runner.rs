@@ -229,7 +229,8 @@ pub fn run<V: Vfs>(
                 running -= 1;
                 break 'ev;
             }
-            let mut now = t + SimDuration(spec.statement_cpu.ns() * c.txn.statements as u64);
+            // The statements' CPU runs on the host's cores (unlimited: its own length).
+            let mut now = fs.host_cpu(t, SimDuration(spec.statement_cpu.ns() * c.txn.statements as u64));
             let mut last_lsn = None;
             for &step in &c.txn.steps {
                 let (f, redo) = match step {

@@ -377,7 +377,8 @@ fn oltp_io<V: Vfs>(
 ) -> Result<bool, FsError> {
     match op.kind {
         FlowopKind::Hog => {
-            cx.t += SimDuration((op.value as f64 * HOG_NS_PER_ITER) as u64);
+            // On the host's cores (unlimited: its own length).
+            cx.t = cx.fs.host_cpu(cx.t, SimDuration((op.value as f64 * HOG_NS_PER_ITER) as u64));
             return Ok(true);
         }
         FlowopKind::AioWait => {
