@@ -1312,4 +1312,31 @@ mod tests {
             }
         }
     }
+
+    /// "Up to" gains are over the slowest of the listed runs: the lowest
+    /// throughput, the highest latency.
+    #[test]
+    fn up_to_metrics_take_the_slowest_baseline() {
+        let s = crate::scenario::Scenario::from_toml_str(include_str!("../../tests/golden/small_ycsb.toml")).unwrap();
+        let report = crate::engine::run(s).unwrap();
+        let run = |label: &str, ops: f64, read_ms: f64| {
+            let mut r = report.clone();
+            r.database.as_mut().unwrap().ops_per_s = ops;
+            r.operations.iter_mut().find(|o| o.name == "read").expect("YCSB reads").lat_ns.mean = read_ms * 1e6;
+            super::super::DesignRun { design: label.into(), description: String::new(), scenario_toml: String::new(), report: r }
+        };
+        let runs = vec![run("new", 300.0, 1.0), run("b1", 100.0, 4.0), run("b2", 150.0, 2.0)];
+        let c = Comparison {
+            workload: "small_ycsb".into(),
+            scale: 1.0,
+            seed: 1,
+            summary: runs.iter().map(SummaryRow::of).collect(),
+            runs,
+        };
+        let ops = Metric::OpsOverSlowest(&["b1", "b2"]).measure(&c, "new").unwrap();
+        assert!((ops - 3.0).abs() < 1e-9, "{ops}");
+        let cut = Metric::OpLatencyCutUpToPct("read", 0, &["b1", "b2"]).measure(&c, "new").unwrap();
+        assert!((cut - 75.0).abs() < 1e-9, "{cut}");
+        assert_eq!(Metric::OpsOverSlowest(&["b1", "missing"]).measure(&c, "new"), None);
+    }
 }
