@@ -127,6 +127,10 @@ pub enum Metric {
     LockWaitPct(&'static str),
     /// Collectors at work on average during GC rounds.
     MeanCollectors,
+    /// Host CPU utilisation per simulated second (Fig. 9e), % of the cores:
+    /// its peak, and its mean over the last third of the run (GC running).
+    CpuPeakPct,
+    CpuSteadyPct,
     /// p99 latency of the busiest direction (us), and its cut against another run (%).
     P99Us,
     P99CutPctVs(&'static str),
@@ -250,6 +254,8 @@ impl Metric {
             Metric::GcTimeS => "foreground GC time (s)".into(),
             Metric::LockWaitPct(n) => format!("wait on {n} per GC thread (% of execution time)"),
             Metric::MeanCollectors => "collectors at work in GC rounds".into(),
+            Metric::CpuPeakPct => "host CPU utilisation, peak second (%)".into(),
+            Metric::CpuSteadyPct => "host CPU utilisation, last third of the run (%)".into(),
             Metric::P99Us => "p99 latency (us)".into(),
             Metric::P99CutPctVs(l) => format!("p99 latency cut vs {l} (%)"),
             Metric::OpsOverSlowest(ls) => format!("operations per second vs the slowest of {} (x)", ls.join(", ")),
@@ -382,6 +388,12 @@ impl Metric {
                 100.0 * u.wait_ns as f64 / 1e9 / gc.threads.max(1) as f64 / rep.sim.measured_sim_time_s.max(1e-9)
             }
             Metric::MeanCollectors => rep.gc.as_ref()?.mean_active_collectors,
+            Metric::CpuPeakPct => rep.gc.as_ref()?.cpu_utilisation_pct.iter().cloned().reduce(f64::max)?,
+            Metric::CpuSteadyPct => {
+                let u = &rep.gc.as_ref()?.cpu_utilisation_pct;
+                let tail = &u[u.len() * 2 / 3..];
+                (!tail.is_empty()).then(|| tail.iter().sum::<f64>() / tail.len() as f64)?
+            }
             Metric::P99Us => row.p99_us,
             Metric::P99CutPctVs(l) => 100.0 * (1.0 - row.p99_us / c.summary.iter().find(|r| r.design == l)?.p99_us),
             Metric::OpsOverSlowest(ls) => {
@@ -1134,12 +1146,19 @@ pub const EXPERIMENTS: [Experiment; 26] = [
             PaperValue { design: "scalelfs", metric: Metric::DeviceBwRelativeTo("pgc"), paper: 8.1, source: "§5.1 (Fig. 9b): 8.1x that of P-GC" },
             PaperValue { design: "scalelfs", metric: Metric::DeviceBwMbPerS, paper: 2900.0, source: "§5.1 (Fig. 9b): 2.9 GB/s of the PM9A3's 3.4 GB/s peak" },
             PaperValue { design: "scalelfs", metric: Metric::P99CutPctVs("f2fs-lfs"), paper: 99.64, source: "§5.1 (Fig. 9c): p99 write latency cut by 99.64% against F2FS-L" },
+            PaperValue { design: "f2fs", metric: Metric::CpuPeakPct, paper: 7.6, source: "§5.1 (Fig. 9e): F2FS's CPU utilisation before GC, 7.6%" },
+            PaperValue { design: "f2fs-lfs", metric: Metric::CpuPeakPct, paper: 13.9, source: "§5.1 (Fig. 9e): F2FS-L's before GC, 13.9%" },
+            PaperValue { design: "f2fs", metric: Metric::CpuSteadyPct, paper: 2.7, source: "§5.1 (Fig. 9e): once GC runs, F2FS's falls to 2.7%" },
+            PaperValue { design: "f2fs-lfs", metric: Metric::CpuSteadyPct, paper: 3.8, source: "§5.1 (Fig. 9e): F2FS-L's to 3.8%" },
+            PaperValue { design: "pgc", metric: Metric::CpuSteadyPct, paper: 2.7, source: "§5.1 (Fig. 9e): P-GC's to 2.7%" },
+            PaperValue { design: "scalelfs", metric: Metric::CpuPeakPct, paper: 29.1, source: "§5.1 (Fig. 9e): ScaleLFS's rises to up to 29.1% once GC runs" },
         ],
         charts: &[
             Chart { title: "Fig. 9a: execution time", y_label: "s", metrics: &[Metric::ExecTimeS, Metric::GcTimeS] },
             Chart { title: "Fig. 9b: device-level bandwidth", y_label: "MB/s", metrics: &[Metric::DeviceBwMbPerS, Metric::AppWriteMbPerS] },
             Chart { title: "Fig. 9c: p99 write latency", y_label: "us", metrics: &[Metric::P99Us] },
             Chart { title: "Collectors at work", y_label: "collectors", metrics: &[Metric::MeanCollectors] },
+            Chart { title: "Fig. 9e: host CPU utilisation", y_label: "% of 48 cores", metrics: &[Metric::CpuPeakPct, Metric::CpuSteadyPct] },
         ],
         caveat: "1/4 of the paper's size (--scale 4: a 30 GB partition, 120 GB written, 8 GB of page cache); the PM9A3's geometry and \
                  timings are assumed (the paper gives 3.4 GB/s only), 4 KiB buffered writes are assumed (not stated), and the GC \
