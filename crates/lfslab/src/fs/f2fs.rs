@@ -323,9 +323,9 @@ pub struct F2fs<D: BlockDevice> {
     oracle: OracleStats,
     gc_lock: SimMutex,
     cp_rwsem: SimRwLock,
-    /// Per-log `curseg_mutex`, held while blocks are allocated.
-    /// curseg_mutex per log, booked in gaps (a call runs whole at its start,
-    /// so a later call's hold may be booked before an earlier one's).
+    /// Per-log `curseg_mutex`, held while blocks are allocated; booked in
+    /// gaps (a call runs whole at its start, so a later call's hold may be
+    /// booked before an earlier one's).
     curseg_lock: [crate::host::TimedLock; 6],
     last_cp: SimTime,
     /// Last application request (F2FS `last_time[REQ_TIME]`).

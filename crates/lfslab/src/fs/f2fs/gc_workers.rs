@@ -77,6 +77,14 @@ pub(super) struct GcWorkers {
     io_per_s: Vec<[u64; 2]>,
 }
 
+/// Hold `lock` for `d` of work the holder does on a core (a scan, SIT
+/// updates): booked on the lock, counted busy on the host's cores.
+fn hold_busy(lock: &mut TimedLock, cpu: &mut CpuPool, at: SimTime, d: SimDuration, wake: SimDuration) -> (SimTime, SimTime) {
+    let (s, end) = lock.hold(at, d, wake);
+    cpu.account(s, d);
+    (s, end)
+}
+
 impl GcWorkers {
     #[inline]
     pub(super) fn note_io(&mut self, at: SimTime, read: u64, write: u64) {
@@ -229,9 +237,7 @@ impl<D: BlockDevice> F2fs<D> {
         }
         let d = self.scan_cost(candidates);
         let wake = self.wake();
-        let (s, end) = self.gc.seglist_lock.hold(at, d, wake);
-        self.gc.cpu.account(s, d);
-        end
+        hold_busy(&mut self.gc.seglist_lock, &mut self.gc.cpu, at, d, wake).1
     }
 
     /// An SSR victim search a data write made (`f2fs_allocate_data_block`
@@ -247,8 +253,7 @@ impl<D: BlockDevice> F2fs<D> {
         }
         let d = SimDuration(ns * segs);
         let wake = self.wake();
-        let (s, end) = self.gc.seglist_lock.hold(at, d, wake);
-        self.gc.cpu.account(s, d);
+        let (_, end) = hold_busy(&mut self.gc.seglist_lock, &mut self.gc.cpu, at, d, wake);
         // The log's mutex is held across the search.
         let (_, held) = self.curseg_lock[log.index()].hold(at, end - at, SimDuration(0));
         end.max(held)
@@ -379,8 +384,7 @@ impl<D: BlockDevice> F2fs<D> {
             self.gc_cpu(w.t, scan)
         } else {
             let wake = self.wake();
-            let (s, end) = self.gc.seglist_lock.hold(w.t, scan, wake);
-            self.gc.cpu.account(s, scan);
+            let (s, end) = hold_busy(&mut self.gc.seglist_lock, &mut self.gc.cpu, w.t, scan, wake);
             w.lock_wait_ns += (s - w.t).ns();
             end
         };
@@ -598,8 +602,7 @@ impl<D: BlockDevice> F2fs<D> {
             if e.lsu {
                 return fs.gc_cpu(at, sit_d);
             }
-            let (s, end) = fs.gc.sentry_lock.hold(at, sit_d, wake);
-            fs.gc.cpu.account(s, sit_d);
+            let (s, end) = hold_busy(&mut fs.gc.sentry_lock, &mut fs.gc.cpu, at, sit_d, wake);
             w.lock_wait_ns += (s - at).ns();
             end
         };
