@@ -557,18 +557,23 @@ macro_rules! cores {
 const SCALELFS_CORES: &[Variant] = cores!("", None; 1, 2, 4, 8, 16, 32, 48);
 
 /// ScaleLFS Fig. 11c and 11i: the same sweep on YCSB-A and update-only.
-const SCALELFS_YCSB_CORES: &[Variant] = &{
-    const A: &[Variant] = cores!("a-", Some("scalelfs-ycsb-a"); 1, 2, 4, 8, 16, 32, 48);
-    const U: &[Variant] = cores!("update-only-", Some("scalelfs-ycsb-update-only"); 1, 2, 4, 8, 16, 32, 48);
-    let mut out = [Variant { label: "", design: "", workload: None, set: &[] }; 28];
+const SCALELFS_YCSB_CORES: &[Variant] = &concat::<28>(
+    cores!("a-", Some("scalelfs-ycsb-a"); 1, 2, 4, 8, 16, 32, 48),
+    cores!("update-only-", Some("scalelfs-ycsb-update-only"); 1, 2, 4, 8, 16, 32, 48),
+);
+
+/// Two variant lists as one (a const evaluation error if `N` is not the
+/// sum of their lengths).
+const fn concat<const N: usize>(a: &[Variant], b: &[Variant]) -> [Variant; N] {
+    assert!(a.len() + b.len() == N, "concat: N is not the sum of the lengths");
+    let mut out = [Variant { label: "", design: "", workload: None, set: &[] }; N];
     let mut i = 0;
-    while i < 14 {
-        out[i] = A[i];
-        out[14 + i] = U[i];
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
         i += 1;
     }
     out
-};
+}
 
 pub const EXPERIMENTS: [Experiment; 26] = [
     Experiment {
