@@ -127,6 +127,8 @@ const SIMPLIFICATIONS: [&str; 4] = [
 
 const PARALLEL_GC_SIMPLIFICATION: &str = "gc: a parallel GC round runs inside the call that triggered it, its collectors stepping in time order (round2 spec option B); applications stay blocked for the round, so no application write interleaves with a collector (ScaleLFS's false-positive GC reads and SVP conflicts with writers read 0); i_gc_rwsem is held per segment, the other GC locks per step; lock costs, the victim scan and the page buffer are assumed knobs (listed under gc.assumed_ns), not measurements";
 
+const VICTIM_SCAN_SIMPLIFICATION: &str = "gc: a victim search costs victim_scan_ns_per_segment per dirty segment it visits, GC's and a data write's SSR search alike (under seglist_lock); an SSR search for a node log costs no time";
+
 const FS_SIMPLIFICATIONS: [&str; 5] = [
     "filesystem: node blocks are always cached in memory (GC reads data and SSA blocks, not nodes); lookups hit the dcache; directory hashing uses FNV-1a, not F2FS's TEA hash, and counts free dentry slots, not contiguous runs; files are whole 4 KiB blocks (no inline data)",
     "filesystem: f2fs_balance_fs_bg's checkpoint triggers are checked after every operation (the kernel checks from the GC thread and node writeback); excess_dirty_threshold counts node pages only; the discard thread issues the 50 ms rounds since its last look together",
@@ -624,6 +626,9 @@ impl Run {
                 let e = &fs.engine();
                 if e.kind != crate::fs::GcEngineKind::Serial {
                     simplifications.push(PARALLEL_GC_SIMPLIFICATION.to_string());
+                }
+                if e.victim_scan_ns_per_segment > 0 {
+                    simplifications.push(VICTIM_SCAN_SIMPLIFICATION.to_string());
                 }
                 let st = fs.gc_engine_stats().clone();
                 let assumed_ns: std::collections::BTreeMap<String, u64> = [
