@@ -3,6 +3,7 @@
 //! (limit reached, invariant broken, data mismatch), 2 bad input.
 
 mod compare;
+mod huge_pages;
 mod progress;
 mod stdout;
 
@@ -15,6 +16,9 @@ use lfslab::scenario::{builtin, Scenario, BUILTIN_NAMES};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
+
+#[global_allocator]
+static ALLOC: huge_pages::HugePageAlloc = huge_pages::HugePageAlloc;
 
 #[derive(Parser)]
 #[command(name = "lfslab", version, about = "Deterministic simulator of log-structured filesystems on flash SSDs")]
