@@ -19,7 +19,6 @@ use super::layout::{Layout, LayoutError, BLOCKS_PER_SEG};
 use super::node::{DnodeSlot, Nid, NodeKind, NodeManager, MAX_FILE_BLOCKS, NULL_ADDR};
 use super::segment::{LogType, NoSpace, SegmentManager};
 use super::ssa::SsaEntry;
-use super::victim::{Greedy, SectionVictim};
 use crate::host::{LockStats, PageCache, SimMutex, SimRwLock};
 use crate::nand::Lpn;
 use crate::nvme::BlockDevice;
@@ -848,14 +847,16 @@ impl<D: BlockDevice> F2fs<D> {
                 t = self.gc_checkpoint(t);
                 continue;
             }
-            let cands = self.sm.victim_candidates();
-            // get_victim_by_default scans under seglist_lock (no cost unless set).
-            t = self.serial_scan(t, cands.len());
+            // Greedy, from the index (the choice `Greedy` makes over
+            // `victim_candidates()`); get_victim_by_default scans every
+            // candidate under seglist_lock (no cost unless set).
+            let (best, candidates) = self.sm.greedy_victim();
+            t = self.serial_scan(t, candidates as usize);
             let per_sec = self.layout.blocks_per_sec();
             // No victim, or only full ones: GC cannot gain space (F2FS returns
             // -ENODATA); the writer goes on and allocation reports ENOSPC.
-            let Some(victim) = Greedy.select(&cands, per_sec) else { break };
-            if cands.iter().any(|c| c.secno == victim && c.valid_blocks as u64 >= per_sec) {
+            let Some((victim, valid)) = best else { break };
+            if valid as u64 >= per_sec {
                 self.stats.gc_futile += 1;
                 break;
             }

@@ -17,6 +17,7 @@ mod recovery;
 pub mod segment;
 mod ssa;
 pub mod victim;
+mod victim_index;
 pub mod vfs;
 
 pub use config::{D2fsConfig, DiscardPolicy, FsConfig, FsCosts, FsMode, FsTuning, GcEngineConfig, GcEngineKind, GcStageCosts, IpuPolicy};

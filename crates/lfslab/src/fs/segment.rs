@@ -23,6 +23,7 @@
 use super::chunked::Chunked;
 use super::dirty_segmap::DirtySegmap;
 use super::layout::{Layout, BLOCKS_PER_SEG};
+use super::victim_index::{self, VictimIndex};
 use crate::sim::SimTime;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -152,6 +153,10 @@ pub struct SegmentManager {
     /// Dirty segments SSR victim searches visited, for their cost.
     #[serde(default)]
     ssr_searched: u64,
+    /// Foreground GC's candidates by (valid, secno): a cache, built on the
+    /// first greedy selection and kept by `touch`.
+    #[serde(skip)]
+    victims: VictimIndex,
 }
 
 /// What a checkpoint did to the segment state.
@@ -219,6 +224,7 @@ impl SegmentManager {
             last_victim: 0,
             max_victim_search: DEF_MAX_VICTIM_SEARCH,
             ssr_searched: 0,
+            victims: VictimIndex::default(),
         }
     }
 
@@ -274,6 +280,7 @@ impl SegmentManager {
             };
             self.segs[segno as usize].log = Some(LogType::ColdData);
             self.streams[k] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Lfs });
+            self.touch(self.layout.sec_of_seg(segno));
             if let Some(old) = old {
                 self.closed.push(old);
                 self.locate_dirty(old);
@@ -398,11 +405,45 @@ impl SegmentManager {
     }
 
     /// A section left by its last log with no valid block becomes prefree.
+    /// Either way `sec` may have changed as a GC candidate: every caller
+    /// has just left it or invalidated a block of it.
     fn release_if_dead(&mut self, sec: u32) {
         if self.sec_valid[sec as usize] == 0 && self.sec_state[sec as usize] == SecState::InUse && !self.sec_is_current(sec) {
             self.sec_state[sec as usize] = SecState::Prefree;
             self.prefree.insert(sec);
         }
+        self.touch(sec);
+    }
+
+    /// Whether `sec` is a foreground GC candidate (in use, not open by a
+    /// log), and its key if so.
+    fn candidate_key(&self, sec: u32) -> u64 {
+        if self.sec_state[sec as usize] == SecState::InUse && !self.sec_is_current(sec) {
+            victim_index::key(self.sec_valid[sec as usize], sec)
+        } else {
+            victim_index::NOT_A_CANDIDATE
+        }
+    }
+
+    /// `sec`'s state, valid count or openness changed: update the index.
+    #[inline]
+    fn touch(&mut self, sec: u32) {
+        if self.victims.is_built() {
+            let k = self.candidate_key(sec);
+            self.victims.set(sec, k);
+        }
+    }
+
+    /// Foreground GC's greedy victim, (section, valid blocks), and how many
+    /// sections were candidates: the choice `Greedy.select` makes over
+    /// `victim_candidates()`, without building them.
+    pub fn greedy_victim(&mut self) -> (Option<(u32, u32)>, u32) {
+        if !self.victims.is_built() {
+            let mut ix = VictimIndex::default();
+            ix.build(self.layout.main_sections as usize, |s| self.candidate_key(s));
+            self.victims = ix;
+        }
+        self.victims.min()
     }
 
     /// `need_new_seg` / `new_curseg` / `change_curseg`: an LFS log goes on
@@ -421,6 +462,7 @@ impl SegmentManager {
                 // reset_curseg -> __set_sit_entry_type: the segment becomes the log's type.
                 self.segs[segno as usize].log = Some(log);
                 self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Ssr });
+                self.touch(self.layout.sec_of_seg(segno));
                 self.advance_ssr(log);
                 assert!(
                     self.cursegs[log.index()].is_some_and(|c| c.next_blkoff < BLOCKS_PER_SEG),
@@ -435,6 +477,7 @@ impl SegmentManager {
         };
         self.segs[segno as usize].log = Some(log);
         self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Lfs });
+        self.touch(self.layout.sec_of_seg(segno));
         Ok(())
     }
 
@@ -547,6 +590,7 @@ impl SegmentManager {
         }
         self.mark_dirty(segno);
         self.locate_dirty(segno);
+        self.touch(sec as u32);
     }
 
     pub fn invalidate(&mut self, blk: u64) {
@@ -759,6 +803,13 @@ impl SegmentManager {
                 return Err(format!("free section {s} holds {sum} valid blocks"));
             }
         }
+        if self.victims.is_built() {
+            for s in 0..self.layout.main_sections {
+                if self.victims.get(s) != Some(self.candidate_key(s)) {
+                    return Err(format!("section {s}: the victim index holds {:?}, the section says {}", self.victims.get(s), self.candidate_key(s)));
+                }
+            }
+        }
         let total: u64 = self.sec_valid.iter_allocated().map(|(_, &v)| v as u64).sum();
         if total != self.valid_total {
             return Err(format!("sections hold {total} valid blocks, running total says {}", self.valid_total));
@@ -783,6 +834,68 @@ mod tests {
 
     fn sm() -> SegmentManager {
         SegmentManager::new(&Layout::mkfs(256 << 8, 2, Some(20.0)).unwrap())
+    }
+
+    /// The index names the section greedy names over every candidate,
+    /// through overwrites, SSR, dedicated streams, checkpoints and a remount.
+    #[test]
+    fn victim_index_agrees_with_a_full_scan() {
+        use crate::fs::victim::{Greedy, SectionVictim};
+        let mut m = sm();
+        m.set_gc_streams(2);
+        let mut rng = crate::sim::SimRng::new(7);
+        let mut live: Vec<u64> = Vec::new();
+        let per_sec = m.layout.blocks_per_sec();
+        let logs = [LogType::HotData, LogType::WarmData, LogType::ColdData];
+        let mut gcs = 0;
+        for step in 0..60_000u64 {
+            let now = SimTime(step);
+            // Keep about 70% of the blocks live: overwrite once there.
+            if live.len() as u64 > m.layout.main_segments as u64 * BLOCKS_PER_SEG as u64 * 7 / 10 {
+                let i = rng.below(live.len() as u64) as usize;
+                m.invalidate(live.swap_remove(i));
+            }
+            // Foreground GC by the index: move the victim's blocks to the cold log.
+            while m.free_sections() < 8 {
+                let (Some((victim, _)), _) = m.greedy_victim() else { break };
+                let spsec = m.layout.segs_per_sec;
+                let blocks: Vec<u64> = (victim * spsec..(victim + 1) * spsec).flat_map(|g| m.valid_blocks_of(g).collect::<Vec<_>>()).collect();
+                for old in blocks {
+                    m.invalidate(old);
+                    let new = m.alloc(LogType::ColdData, now, false).expect("GC has room");
+                    let i = live.iter().position(|&x| x == old).expect("a valid block is live");
+                    live[i] = new;
+                }
+                m.checkpoint(&BTreeSet::new());
+                gcs += 1;
+            }
+            let r = rng.below(100);
+            let b = if r < 5 {
+                m.alloc_stream(rng.below(2) as usize, now)
+            } else {
+                m.alloc(logs[rng.below(3) as usize], now, r < 40)
+            };
+            live.push(b.expect("room: 30% of the volume is invalid or free"));
+            if step % 997 == 0 {
+                m.checkpoint(&BTreeSet::new());
+            }
+            if step == 30_000 {
+                m.restart_logs().unwrap();
+            }
+            if step % 101 == 0 {
+                let cands = m.victim_candidates();
+                let want = Greedy.select(&cands, per_sec).map(|s| (s, m.section_valid(s)));
+                assert_eq!(m.greedy_victim(), (want, cands.len() as u32), "step {step}");
+            }
+            if step % 5003 == 0 {
+                m.check().unwrap();
+                // A copy (a checkpoint image) rebuilds its own index.
+                let mut c = m.clone();
+                assert_eq!(c.greedy_victim(), m.greedy_victim());
+            }
+        }
+        m.check().unwrap();
+        assert!(gcs > 20 && m.ssr_searched() > 0, "the run exercised GC ({gcs} victims) and SSR");
     }
 
     #[test]
