@@ -363,8 +363,12 @@ impl SegmentManager {
         self.cursegs[log.index()].map(|c| c.mode)
     }
 
+    /// Whether a log has a segment of `secno` open (by segment range: no
+    /// division, as this runs on every write once GC has begun).
     fn sec_is_current(&self, secno: u32) -> bool {
-        self.open_logs().any(|c| self.layout.sec_of_seg(c.segno) == secno)
+        let first = secno * self.layout.segs_per_sec;
+        let segs = first..first + self.layout.segs_per_sec;
+        self.open_logs().any(|c| segs.contains(&c.segno))
     }
 
     /// IPLFS: log `i` allocates sections only in area `i` of `sections` sections each.
