@@ -104,6 +104,9 @@ impl IntervalConfig {
 struct MapNode {
     entries: Box<[u32]>,
     written: Box<[u64]>,
+    /// Written and unmapped now: the blocks compaction finds dead (kept
+    /// beside the entries so a pass reads a bitmap, not the entries).
+    dead: Box<[u64]>,
     n_written: u32,
     mapped: u32,
     bytes: u64,
@@ -115,6 +118,7 @@ impl MapNode {
         MapNode {
             entries: vec![UNMAPPED; seg as usize].into_boxed_slice(),
             written: vec![0; seg.div_ceil(64) as usize].into_boxed_slice(),
+            dead: vec![0; seg.div_ceil(64) as usize].into_boxed_slice(),
             n_written: 0,
             mapped: 0,
             bytes: full_node_bytes(seg),
@@ -126,16 +130,112 @@ impl MapNode {
     }
     /// Live for compaction: mapped, or never written (the artifact's bitmap
     /// starts full and only discards clear it).
+    #[cfg(test)]
     fn live(&self, w: u32) -> bool {
         self.entries[w as usize] != UNMAPPED || !self.was_written(w)
+    }
+    fn is_dead(&self, w: u32) -> bool {
+        self.dead[(w / 64) as usize] >> (w % 64) & 1 == 1
+    }
+    /// The last live block before `w`, if any.
+    fn prev_live(&self, w: u32) -> Option<u32> {
+        let mut i = (w / 64) as usize;
+        let mut x = !self.dead[i] & ((1u64 << (w % 64)) - 1);
+        loop {
+            if x != 0 {
+                return Some(i as u32 * 64 + 63 - x.leading_zeros());
+            }
+            i = i.checked_sub(1)?;
+            x = !self.dead[i];
+        }
+    }
+    /// The first live block after `w`, if any.
+    fn next_live(&self, w: u32) -> Option<u32> {
+        let mut i = (w / 64) as usize;
+        let mut x = !self.dead[i] & (!0u64).checked_shl(w % 64 + 1).unwrap_or(0);
+        loop {
+            if x != 0 {
+                return Some(i as u32 * 64 + x.trailing_zeros());
+            }
+            i += 1;
+            x = !*self.dead.get(i)?;
+        }
     }
     fn freeable(&self) -> bool {
         self.mapped == 0 && self.n_written as usize == self.entries.len()
     }
 
     /// The node's size once compacted (conv_ftl.c `compaction1`), or None if
-    /// nothing in it is live.
+    /// nothing in it is live. The artifact walks the node bit by bit; this
+    /// gets the same figure a word at a time (`compacted_bytes_bitwise` is
+    /// the walk, and a test holds them equal):
+    /// * the region is the shortest hole of at least 64 blocks between live
+    ///   runs (the whole segment if there is none);
+    /// * every live run costs a header if the hole before it ends in another
+    ///   region than it began (it holds a region boundary, or the block
+    ///   after it is one), else the hole stays as entries.
     fn compacted_bytes(&self) -> Option<u64> {
+        let seg = self.entries.len() as u32;
+        let words = self.dead.len();
+        let fi = (0..words).find(|&i| self.dead[i] != !0)?;
+        let li = (0..words).rev().find(|&i| self.dead[i] != !0).expect("a live word exists");
+        let first = fi as u32 * 64 + (!self.dead[fi]).trailing_zeros();
+        let last = li as u32 * 64 + 63 - (!self.dead[li]).leading_zeros();
+        // Outside fi..=li every block is dead.
+        let live: u64 = (fi..=li).map(|i| (!self.dead[i]).count_ones() as u64).sum();
+        // The shortest hole of at least 64 between live runs: holes shorter
+        // than a word inside one word never qualify.
+        let (mut hole, mut run) = (seg, 0u32);
+        for i in fi..=li {
+            let mut x = self.dead[i];
+            if i == fi {
+                x &= (!0u64).checked_shl(first % 64).unwrap_or(0);
+            }
+            if i == li {
+                x &= !0u64 >> (63 - last % 64);
+            }
+            if x == !0 {
+                run += 64;
+                continue;
+            }
+            run += x.trailing_ones();
+            if run >= MIN_REGION_HOLE {
+                hole = hole.min(run);
+            }
+            run = x.leading_ones();
+        }
+        let region = hole;
+        let span = (last - first + 1) as u64;
+        // Holes that hold a region boundary B (dead at B, or ending at B - 1).
+        let (mut crossing, mut crossing_len) = (0u64, 0u64);
+        let mut b = (first / region + 1) as u64 * region as u64;
+        while b <= last as u64 {
+            let at = b as u32;
+            let p = if self.is_dead(at) {
+                at
+            } else if self.is_dead(at - 1) {
+                at - 1
+            } else {
+                b += region as u64;
+                continue;
+            };
+            let start = self.prev_live(p).expect("a hole after the first live block") + 1;
+            let end = self.next_live(p).expect("a hole before the last live block") - 1;
+            crossing += 1;
+            crossing_len += (end - start + 1) as u64;
+            // Later boundaries up to end + 1 fall in this same hole.
+            b = ((end as u64 + 1) / region as u64 + 1) * region as u64;
+        }
+        let headers = 1 + crossing;
+        let kept = span - live - crossing_len;
+        let regions = span.div_ceil(region as u64);
+        Some(10 + MAP_SZ * (headers + live + kept) + 2 * 4 * regions)
+    }
+
+    /// `compacted_bytes` bit by bit, as `compaction1` walks it: the
+    /// oracle the word-wise version is tested against.
+    #[cfg(test)]
+    fn compacted_bytes_bitwise(&self) -> Option<u64> {
         let seg = self.entries.len() as u32;
         let (mut first, mut last, mut live) = (None, 0, 0u64);
         // The smallest hole of at least 64 blocks between live runs.
@@ -294,6 +394,7 @@ impl Mapping for IntervalMapping {
         let old = std::mem::replace(&mut node.entries[w as usize], ppn.0 as u32);
         if old == UNMAPPED {
             node.mapped += 1;
+            node.dead[(w / 64) as usize] &= !(1 << (w % 64));
             if !node.was_written(w) {
                 node.written[(w / 64) as usize] |= 1 << (w % 64);
                 node.n_written += 1;
@@ -318,6 +419,7 @@ impl Mapping for IntervalMapping {
         if old == UNMAPPED {
             return None;
         }
+        node.dead[(w / 64) as usize] |= 1 << (w % 64);
         node.mapped -= 1;
         if node.freeable() {
             self.bytes -= node.bytes;
@@ -379,6 +481,43 @@ mod tests {
 
     fn recount(m: &IntervalMapping) -> u64 {
         m.zones.values().map(|z| ROOT_ENTRY_BYTES + ZONE_BYTES + z.values().map(|n| n.bytes).sum::<u64>()).sum()
+    }
+
+    /// A node whose blocks follow `states` (0 never written, 1 mapped, 2
+    /// written and discarded), runs of random length.
+    fn node_of(seg: u32, rng: &mut crate::sim::SimRng, mean_run: u64, weights: [u64; 3]) -> MapNode {
+        let mut n = MapNode::new(seg);
+        let mut w = 0;
+        while w < seg {
+            let r = rng.below(weights.iter().sum());
+            let state = if r < weights[0] { 0 } else if r < weights[0] + weights[1] { 1 } else { 2 };
+            let len = 1 + rng.below(2 * mean_run) as u32;
+            for v in w..(w + len).min(seg) {
+                if state > 0 {
+                    n.written[(v / 64) as usize] |= 1 << (v % 64);
+                }
+                if state == 1 {
+                    n.entries[v as usize] = v;
+                }
+                if state == 2 {
+                    n.dead[(v / 64) as usize] |= 1 << (v % 64);
+                }
+            }
+            w += len;
+        }
+        n
+    }
+
+    #[test]
+    fn compaction_word_wise_equals_the_bit_walk() {
+        let mut rng = crate::sim::SimRng::new(11);
+        for case in 0..3000 {
+            let seg = [512, 1024, 4096][case % 3];
+            let mean_run = [1, 3, 20, 70, 300][rng.below(5) as usize];
+            let weights = [[0, 1, 1], [1, 1, 1], [0, 1, 9], [0, 9, 1], [1, 0, 5], [0, 0, 1]][rng.below(6) as usize];
+            let n = node_of(seg, &mut rng, mean_run, weights);
+            assert_eq!(n.compacted_bytes(), n.compacted_bytes_bitwise(), "case {case}: seg {seg}, runs {mean_run}, weights {weights:?}");
+        }
     }
 
     #[test]
@@ -512,6 +651,13 @@ mod tests {
             }
             for (&l, &p) in &r {
                 prop_assert_eq!(m.get(Lpn(l)), Some(Ppn(p)));
+            }
+            // The dead map is the written blocks no longer mapped.
+            for node in m.zones.values().flat_map(|z| z.values()) {
+                for w in 0..node.entries.len() as u32 {
+                    prop_assert_eq!(node.is_dead(w), node.was_written(w) && node.entries[w as usize] == UNMAPPED);
+                }
+                prop_assert_eq!(node.compacted_bytes(), node.compacted_bytes_bitwise());
             }
         }
     }
