@@ -197,10 +197,21 @@ impl PageCache {
             return;
         }
         let key = pack((ino, off));
+        let dirty = self.dirty.get(&ino);
+        let c = (off >> CHUNK_BITS) as usize;
         if stage == 0 {
             self.index.prefetch(key);
-        } else if let Some(i) = self.index.likely_slot(key) {
-            crate::prefetch::prefetch(&self.slots, i as usize);
+            if let Some(f) = dirty {
+                crate::prefetch::prefetch(&f.chunks, c);
+            }
+        } else {
+            if let Some(i) = self.index.likely_slot(key) {
+                crate::prefetch::prefetch(&self.slots, i as usize);
+            }
+            // The dirty bitmap's word a write will set.
+            if let Some((_, w)) = dirty.and_then(|f| f.chunks.get(c)).and_then(Option::as_ref) {
+                crate::prefetch::prefetch(w, (off as usize & ((1 << CHUNK_BITS) - 1)) / 64);
+            }
         }
     }
 
