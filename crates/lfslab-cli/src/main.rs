@@ -3,7 +3,6 @@
 //! (limit reached, invariant broken, data mismatch), 2 bad input.
 
 mod compare;
-mod huge_pages;
 mod progress;
 mod stdout;
 
@@ -18,7 +17,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[global_allocator]
-static ALLOC: huge_pages::HugePageAlloc = huge_pages::HugePageAlloc;
+static ALLOC: lfslab::huge_pages::HugePageAlloc = lfslab::huge_pages::HugePageAlloc;
 
 #[derive(Parser)]
 #[command(name = "lfslab", version, about = "Deterministic simulator of log-structured filesystems on flash SSDs")]

@@ -16,6 +16,10 @@ use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::rc::Rc;
 
+// Large tables on transparent huge pages, as the CLI has them (speed only).
+#[global_allocator]
+static ALLOC: lfslab::huge_pages::HugePageAlloc = lfslab::huge_pages::HugePageAlloc;
+
 create_exception!(_lfslab, ScenarioError, PyException, "A scenario field has a bad value: args are (field, value, reason, message).");
 create_exception!(_lfslab, RunError, PyException, "A simulation run failed.");
 

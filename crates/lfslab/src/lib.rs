@@ -9,6 +9,7 @@ pub mod engine;
 pub mod fs;
 pub mod ftl;
 pub mod host;
+pub mod huge_pages;
 pub mod metrics;
 pub mod nand;
 pub mod nvme;

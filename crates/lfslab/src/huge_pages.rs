@@ -1,5 +1,7 @@
-//! The process's allocator: the system's, asking the kernel to back large
-//! allocations with transparent huge pages (`madvise(MADV_HUGEPAGE)`).
+//! An allocator for the programs that run lfslab (the CLI, the Python
+//! module): the system's, asking the kernel to back large allocations with
+//! transparent huge pages (`madvise(MADV_HUGEPAGE)`). A program opts in with
+//! `#[global_allocator] static A: lfslab::huge_pages::HugePageAlloc = lfslab::huge_pages::HugePageAlloc;`.
 //!
 //! The simulator's hot tables (the FTL's page map and reverse map, the
 //! filesystem's owner and SIT arrays) are hundreds of MiB at paper size and
