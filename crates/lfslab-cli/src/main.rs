@@ -183,6 +183,10 @@ enum Command {
         /// filesystem that does nothing (the model's own cost); 0 skips it.
         #[arg(long, default_value_t = 100_000)]
         database_ops: u64,
+        /// Full stack: run each design and scale this many times and print the run whose wall time
+        /// (layout plus measure) is the median, so one slow or lucky run does not move the figure.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=99))]
+        runs: u32,
         /// Time one design at one scale in this process (the suite runs each so, for its peak memory).
         #[arg(long, hide = true)]
         one: Option<String>,
@@ -296,7 +300,7 @@ fn run_cli(cli: Cli) -> ExitCode {
         Command::Bench { one: Some(design), scales, .. } => {
             exit_of(bench_stack_one(&design, scales.first().copied().unwrap_or(1.0)))
         }
-        Command::Bench { capacity_gib, io_gib, designs, scales, database_ops, one: None } => {
+        Command::Bench { capacity_gib, io_gib, designs, scales, database_ops, runs, one: None } => {
             let mut set = Vec::new();
             if let Some(c) = capacity_gib {
                 set.push(format!("device.capacity_gib={c}"));
@@ -305,7 +309,7 @@ fn run_cli(cli: Cli) -> ExitCode {
                 set.push(format!("job.0.io_size=\"{}k\"", (g * 1024.0 * 1024.0).round() as u64 / 4 * 4));
             }
             match load(Some("bench"), &set, None) {
-                Ok(s) => match bench(s).and_then(|()| bench_stack(&designs, &scales)).and_then(|()| bench_database(database_ops)) {
+                Ok(s) => match bench(s).and_then(|()| bench_stack(&designs, &scales, runs)).and_then(|()| bench_database(database_ops)) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(e) => {
                         eprintln!("error: {e:#}");
@@ -520,7 +524,7 @@ fn proc_kib_field(file: &str, key: &str) -> Option<u64> {
 
 /// The full-stack part of the suite: each design at each scale in a child
 /// process (`bench --one`), so each peak memory is its own.
-fn bench_stack(designs: &[String], scales: &[f64]) -> anyhow::Result<()> {
+fn bench_stack(designs: &[String], scales: &[f64], runs: u32) -> anyhow::Result<()> {
     let designs: Vec<&String> = designs.iter().filter(|d| !d.is_empty()).collect();
     if designs.is_empty() {
         return Ok(());
@@ -533,14 +537,23 @@ fn bench_stack(designs: &[String], scales: &[f64]) -> anyhow::Result<()> {
     let exe = std::env::current_exe()?;
     for d in designs {
         for &scale in scales {
-            let out = std::process::Command::new(&exe)
-                .args(["bench", "--one", d, "--scales", &scale.to_string()])
-                .output()?;
-            let text = String::from_utf8_lossy(&out.stdout);
-            match text.lines().find(|l| l.starts_with("one ")) {
-                Some(l) => outln!("{}", &l[4..]),
-                None => anyhow::bail!("bench of {d} at scale {scale} failed: {}", String::from_utf8_lossy(&out.stderr)),
+            // (layout + measure seconds, the row) of each run.
+            let mut rows: Vec<(f64, String)> = Vec::new();
+            for _ in 0..runs {
+                let out = std::process::Command::new(&exe)
+                    .args(["bench", "--one", d, "--scales", &scale.to_string()])
+                    .output()?;
+                let text = String::from_utf8_lossy(&out.stdout);
+                let Some(l) = text.lines().find(|l| l.starts_with("one ")) else {
+                    anyhow::bail!("bench of {d} at scale {scale} failed: {}", String::from_utf8_lossy(&out.stderr))
+                };
+                let cols: Vec<&str> = l.split_whitespace().collect();
+                let secs = |i: usize| cols.get(i).and_then(|c| c.parse::<f64>().ok());
+                let wall = secs(3).zip(secs(4)).map(|(a, b)| a + b).context("bench row without its times")?;
+                rows.push((wall, l[4..].to_string()));
             }
+            rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+            outln!("{}", rows[rows.len() / 2].1);
         }
     }
     Ok(())

@@ -157,6 +157,15 @@ fn bench_suite_times_the_ftl_path_and_each_design() {
     let cols: Vec<f64> = row.split_whitespace().skip(1).map(|c| c.parse().expect("numeric column")).collect();
     assert_eq!(cols[0], 0.25);
     assert!(cols[3] > 0.0 && cols[7] > 0.0, "app writes and steady IOPS: {row}");
+    // --runs prints one row per design and scale, the median run's: its
+    // simulated columns are the same as any run's.
+    let (code, stdout, stderr) =
+        lfslab(&["bench", "--capacity-gib", "2", "--io-gib", "0.25", "--designs", "d2fs", "--scales", "0.25", "--runs", "3", "--database-ops", "0"]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("d2fs ")).collect();
+    assert_eq!(rows.len(), 1, "{stdout}");
+    let again: Vec<f64> = rows[0].split_whitespace().skip(1).map(|c| c.parse().expect("numeric column")).collect();
+    assert_eq!((again[3], again[6], again[7]), (cols[3], cols[6], cols[7]), "{row} / {}", rows[0]);
 }
 
 #[test]
