@@ -39,6 +39,31 @@ fn advise(p: *mut u8, size: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise(_p: *mut u8, _size: usize) {}
 
+/// Keep `table` on small pages: it is large but touched sparsely (a
+/// directory over IPLFS's partition), so a touched huge page would make
+/// 2 MiB resident for a few entries. Call it before the table is written.
+pub fn keep_small_pages<T>(table: &[T]) {
+    #[cfg(target_os = "linux")]
+    {
+        let p = table.as_ptr() as usize;
+        let size = std::mem::size_of_val(table);
+        if size < MIN_BYTES {
+            return;
+        }
+        let start = p.next_multiple_of(HUGE_PAGE);
+        let end = (p + size) / HUGE_PAGE * HUGE_PAGE;
+        if end > start {
+            // SAFETY: [start, end) lies inside `table`'s allocation;
+            // MADV_NOHUGEPAGE changes how it is backed, not its contents.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_NOHUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = table;
+}
+
 // SAFETY: every call is passed to `System` unchanged; `advise` only adds a
 // hint on memory `System` returned.
 unsafe impl GlobalAlloc for HugePageAlloc {

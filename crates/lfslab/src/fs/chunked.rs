@@ -17,7 +17,9 @@ pub struct Chunked<T: Clone> {
 
 impl<T: Clone> Chunked<T> {
     pub fn new(len: usize, default: T) -> Self {
-        Chunked { len, chunks: vec![None; len.div_ceil(CHUNK)], default }
+        let chunks = vec![None; len.div_ceil(CHUNK)];
+        crate::huge_pages::keep_small_pages(&chunks);
+        Chunked { len, chunks, default }
     }
 
     /// Indices and values of the allocated chunks, in index order (untouched
