@@ -3,12 +3,14 @@
 //! transparent huge pages (`madvise(MADV_HUGEPAGE)`). A program opts in with
 //! `#[global_allocator] static A: lfslab::huge_pages::HugePageAlloc = lfslab::huge_pages::HugePageAlloc;`.
 //!
-//! The simulator's hot tables (the FTL's page map and reverse map, the
-//! filesystem's owner and SIT arrays) are hundreds of MiB at paper size and
-//! are read at random, one entry per write: with 4 KiB pages nearly every
-//! lookup misses the TLB as well as the cache. Where THP is `always` this
-//! changes nothing; where it is `madvise` (Debian's default) it gives those
-//! tables 2 MiB pages. Only speed changes, never a result.
+//! The simulator's hot tables (the FTL's page map and reverse map, the page
+//! cache's slab and index, the oracle's per-file vectors) are hundreds of
+//! MiB at paper size and are read at random, one entry per write: with
+//! 4 KiB pages nearly every lookup misses the TLB as well as the cache.
+//! Where THP is `always` this changes nothing; where it is `madvise`
+//! (Debian's default) it gives those tables 2 MiB pages. Only speed
+//! changes, never a result (docs/performance.md has the figures; a 32 MiB
+//! threshold was slower at paper size).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
