@@ -21,47 +21,39 @@ const HUGE_PAGE: usize = 2 << 20;
 
 pub struct HugePageAlloc;
 
+/// `madvise(advice)` on the 2 MiB-aligned interior of `[p, p + size)`, an
+/// allocation of at least `MIN_BYTES` (smaller ones are left alone).
 #[cfg(target_os = "linux")]
-fn advise(p: *mut u8, size: usize) {
-    if p.is_null() || size < MIN_BYTES {
+fn advise_interior(p: usize, size: usize, advice: libc::c_int) {
+    if p == 0 || size < MIN_BYTES {
         return;
     }
-    let start = (p as usize).next_multiple_of(HUGE_PAGE);
-    let end = (p as usize + size) / HUGE_PAGE * HUGE_PAGE;
+    let start = p.next_multiple_of(HUGE_PAGE);
+    let end = (p + size) / HUGE_PAGE * HUGE_PAGE;
     if end > start {
-        // SAFETY: [start, end) lies inside the allocation just made, which
-        // is mapped; MADV_HUGEPAGE changes how it is backed, not its
-        // contents. A failure (THP disabled) leaves it as it was.
+        // SAFETY: [start, end) lies inside a live allocation, which is
+        // mapped; the advice changes how it is backed, not its contents. A
+        // failure (THP disabled) leaves it as it was.
         unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            libc::madvise(start as *mut libc::c_void, end - start, advice);
         }
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-fn advise(_p: *mut u8, _size: usize) {}
+/// Ask for huge pages on an allocation just made.
+fn advise(p: *mut u8, size: usize) {
+    #[cfg(target_os = "linux")]
+    advise_interior(p as usize, size, libc::MADV_HUGEPAGE);
+    #[cfg(not(target_os = "linux"))]
+    let _ = (p, size);
+}
 
 /// Keep `table` on small pages: it is large but touched sparsely (a
 /// directory over IPLFS's partition), so a touched huge page would make
 /// 2 MiB resident for a few entries. Call it before the table is written.
 pub fn keep_small_pages<T>(table: &[T]) {
     #[cfg(target_os = "linux")]
-    {
-        let p = table.as_ptr() as usize;
-        let size = std::mem::size_of_val(table);
-        if size < MIN_BYTES {
-            return;
-        }
-        let start = p.next_multiple_of(HUGE_PAGE);
-        let end = (p + size) / HUGE_PAGE * HUGE_PAGE;
-        if end > start {
-            // SAFETY: [start, end) lies inside `table`'s allocation;
-            // MADV_NOHUGEPAGE changes how it is backed, not its contents.
-            unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_NOHUGEPAGE);
-            }
-        }
-    }
+    advise_interior(table.as_ptr() as usize, std::mem::size_of_val(table), libc::MADV_NOHUGEPAGE);
     #[cfg(not(target_os = "linux"))]
     let _ = table;
 }

@@ -126,7 +126,7 @@ impl MapNode {
         }
     }
     fn was_written(&self, w: u32) -> bool {
-        self.written[(w / 64) as usize] >> (w % 64) & 1 == 1
+        bit(&self.written, w)
     }
     /// Live for compaction: mapped, or never written (the artifact's bitmap
     /// starts full and only discards clear it).
@@ -135,7 +135,7 @@ impl MapNode {
         self.entries[w as usize] != UNMAPPED || !self.was_written(w)
     }
     fn is_dead(&self, w: u32) -> bool {
-        self.dead[(w / 64) as usize] >> (w % 64) & 1 == 1
+        bit(&self.dead, w)
     }
     /// The last live block before `w`, if any.
     fn prev_live(&self, w: u32) -> Option<u32> {
@@ -281,6 +281,19 @@ impl MapNode {
     }
 }
 
+fn bit(words: &[u64], w: u32) -> bool {
+    words[(w / 64) as usize] >> (w % 64) & 1 == 1
+}
+
+fn set_bit(words: &mut [u64], w: u32, on: bool) {
+    let (i, b) = ((w / 64) as usize, 1u64 << (w % 64));
+    if on {
+        words[i] |= b;
+    } else {
+        words[i] &= !b;
+    }
+}
+
 /// A new node: 10 B + 4 B of fields, a header entry and an entry per block
 /// (nvmev.h `default_MS_sz`).
 fn full_node_bytes(seg: u32) -> u64 {
@@ -394,9 +407,9 @@ impl Mapping for IntervalMapping {
         let old = std::mem::replace(&mut node.entries[w as usize], ppn.0 as u32);
         if old == UNMAPPED {
             node.mapped += 1;
-            node.dead[(w / 64) as usize] &= !(1 << (w % 64));
+            set_bit(&mut node.dead, w, false);
             if !node.was_written(w) {
-                node.written[(w / 64) as usize] |= 1 << (w % 64);
+                set_bit(&mut node.written, w, true);
                 node.n_written += 1;
             } else if node.compacted {
                 // A block discarded before is written again (IPLFS never
@@ -419,7 +432,7 @@ impl Mapping for IntervalMapping {
         if old == UNMAPPED {
             return None;
         }
-        node.dead[(w / 64) as usize] |= 1 << (w % 64);
+        set_bit(&mut node.dead, w, true);
         node.mapped -= 1;
         if node.freeable() {
             self.bytes -= node.bytes;
@@ -493,15 +506,11 @@ mod tests {
             let state = if r < weights[0] { 0 } else if r < weights[0] + weights[1] { 1 } else { 2 };
             let len = 1 + rng.below(2 * mean_run) as u32;
             for v in w..(w + len).min(seg) {
-                if state > 0 {
-                    n.written[(v / 64) as usize] |= 1 << (v % 64);
-                }
+                set_bit(&mut n.written, v, state > 0);
                 if state == 1 {
                     n.entries[v as usize] = v;
                 }
-                if state == 2 {
-                    n.dead[(v / 64) as usize] |= 1 << (v % 64);
-                }
+                set_bit(&mut n.dead, v, state == 2);
             }
             w += len;
         }
