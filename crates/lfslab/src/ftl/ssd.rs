@@ -364,7 +364,7 @@ impl Ssd {
         self.heads.iter().any(|h| match h.sb {
             Some(sb) => {
                 let start = self.layout.superblock_start(sb).0;
-                let unit_start = start + (h.next - h.next % self.spu) as u64;
+                let unit_start = start + (h.next as u64 - self.layout.slot_in_unit(h.next as u64));
                 ppn.0 >= unit_start && ppn.0 < start + h.next as u64
             }
             None => false,
@@ -460,14 +460,14 @@ impl Ssd {
     /// After a slot is filled: program its unit if the unit is now complete,
     /// returning when that program finishes.
     fn finish_slot(&mut self, head: usize) -> Option<SimTime> {
-        (self.heads[head].next % self.spu == 0).then(|| self.program_unit(head))
+        (self.layout.slot_in_unit(self.heads[head].next as u64) == 0).then(|| self.program_unit(head))
     }
 
     /// Program the filling unit of `head` (which ends at `next`).
     fn program_unit(&mut self, head: usize) -> SimTime {
         let h = &mut self.heads[head];
         let sb = h.sb.expect("programming a unit of an unopened head");
-        assert!(h.next % self.spu == 0 && h.next > 0, "unit not complete");
+        assert!(self.layout.slot_in_unit(h.next as u64) == 0 && h.next > 0, "unit not complete");
         let first = Ppn(self.layout.superblock_start(sb).0 + (h.next - self.spu) as u64);
         let ready = h.unit_ready;
         let buffered = std::mem::take(&mut h.buffered_slots);
@@ -488,11 +488,11 @@ impl Ssd {
     fn pad_and_program(&mut self, head: usize) -> Option<SimTime> {
         let h = &self.heads[head];
         let sb = h.sb?;
-        if h.next % self.spu == 0 {
+        if self.layout.slot_in_unit(h.next as u64) == 0 {
             return None;
         }
         let start = self.layout.superblock_start(sb).0;
-        while self.heads[head].next % self.spu != 0 {
+        while self.layout.slot_in_unit(self.heads[head].next as u64) != 0 {
             let n = self.heads[head].next;
             self.store.program_padding(Ppn(start + n as u64));
             self.heads[head].next += 1;

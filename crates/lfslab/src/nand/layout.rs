@@ -66,6 +66,14 @@ impl Layout {
         Ppn(sb.0 as u64 * self.slots_per_superblock.d)
     }
 
+    /// Offset of slot `n` (counted from a unit boundary) inside its program
+    /// unit: a shift for the usual power-of-two unit, where `%` by the
+    /// runtime unit size is a division on every slot a log head fills.
+    #[inline]
+    pub fn slot_in_unit(&self, n: u64) -> u64 {
+        self.slots_per_unit.rem(n)
+    }
+
     /// Global program-unit number: one die's (multi-plane) page, what a
     /// program or a page read touches.
     #[inline]

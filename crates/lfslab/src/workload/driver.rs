@@ -196,9 +196,17 @@ impl OffsetStream {
     }
 }
 
+/// How many synthetic ops a clone draws ahead of use, so the target's hints
+/// reach memory before the op runs: the last drawn gets the first-stage hint
+/// (a mapping entry), the one `HINT_SOON` after the next gets the second
+/// (what that entry points to).
+const AHEAD: usize = 8;
+const HINT_SOON: usize = 3;
+
 enum Source {
-    /// Generated ops, two drawn ahead of use (drawing early keeps the sequence).
-    Synthetic { offsets: OffsetStream, ahead: [Op; 2], primed: bool },
+    /// Generated ops, `AHEAD` drawn ahead of use (drawing early keeps the
+    /// sequence), a ring with `next` the op to issue.
+    Synthetic { offsets: OffsetStream, ahead: [Op; AHEAD], next: usize, primed: bool },
     Replay { next: usize },
 }
 
@@ -329,7 +337,8 @@ pub fn run<T: IoTarget>(target: &mut T, jobs: &[JobSpec], rng: &SimRng, cfg: &Dr
                 Some(_) => Source::Replay { next: 0 },
                 None => Source::Synthetic {
                     offsets: OffsetStream::new(job, &crng),
-                    ahead: [Op { kind: OpKind::Read, file: 0, off: 0, blocks: 0, tag: 0 }; 2],
+                    ahead: [Op { kind: OpKind::Read, file: 0, off: 0, blocks: 0, tag: 0 }; AHEAD],
+                    next: 0,
                     primed: false,
                 },
             };
@@ -508,16 +517,16 @@ fn pump<T: IoTarget>(
             None
         } else {
             match &mut cl.source {
-                Source::Synthetic { offsets, ahead, primed } => {
+                Source::Synthetic { offsets, ahead, next, primed } => {
                     if !*primed {
-                        ahead[0] = synth(job, offsets, &mut cl.rng, &mut cl.tag);
-                        ahead[1] = synth(job, offsets, &mut cl.rng, &mut cl.tag);
+                        for a in ahead.iter_mut() {
+                            *a = synth(job, offsets, &mut cl.rng, &mut cl.tag);
+                        }
                         *primed = true;
                     }
-                    let op = ahead[0];
-                    ahead[0] = ahead[1];
-                    ahead[1] = synth(job, offsets, &mut cl.rng, &mut cl.tag);
-                    target.hint(ci, &ahead[0], &ahead[1]);
+                    let op = std::mem::replace(&mut ahead[*next], synth(job, offsets, &mut cl.rng, &mut cl.tag));
+                    *next = (*next + 1) % AHEAD;
+                    target.hint(ci, &ahead[(*next + HINT_SOON) % AHEAD], &ahead[(*next + AHEAD - 1) % AHEAD]);
                     Some(op)
                 }
                 Source::Replay { next } => {
