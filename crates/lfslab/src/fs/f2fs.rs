@@ -317,7 +317,7 @@ pub struct F2fs<D: BlockDevice> {
     /// Orphan inodes (unlinked, still open): orphan blocks in the CP pack.
     orphans: u64,
     /// SSA in memory: per main block, its owner (`ssa::SsaEntry`).
-    owner: super::chunked::Chunked<SsaEntry>,
+    owner: super::ssa::SsaTable,
     stats: FsStats,
     oracle: OracleStats,
     gc_lock: SimMutex,
@@ -428,7 +428,7 @@ impl<D: BlockDevice> F2fs<D> {
             root,
             dirty_dentries: BTreeSet::new(),
             orphans: 0,
-            owner: super::chunked::Chunked::new(main_blocks, SsaEntry::default()),
+            owner: super::ssa::SsaTable::new(main_blocks),
             stats: FsStats::default(),
             oracle: OracleStats::default(),
             gc_lock: SimMutex::default(),
@@ -628,7 +628,7 @@ impl<D: BlockDevice> F2fs<D> {
                 self.invalidate_host(old as u64);
             }
             let i = self.main_index(blk);
-            self.owner[i] = SsaEntry::node(nid);
+            self.owner.set(i, SsaEntry::node(nid));
             self.nm.clear_dirty(nid);
             if let Some(r) = &mut self.recovery {
                 r.on_node_write(nid, self.nm.node(nid), blk as u32);
@@ -748,11 +748,30 @@ impl<D: BlockDevice> F2fs<D> {
             let committed = self.files.iter().map(|(&i, f)| (i, f.committed.clone())).collect();
             r.on_checkpoint(&self.nm, &committed);
         }
+        self.shed_ssa();
         self.capture_mount_image();
         self.stats.checkpoints += 1;
         self.stats.checkpoint_time_ns += (t - start).ns();
         self.last_cp = start;
         t
+    }
+
+    /// Drop the in-memory SSA entries of invalid blocks in chunks that are
+    /// mostly invalid and that no log is filling (`SsaTable::shed`): memory
+    /// only, nothing a run reports depends on it.
+    fn shed_ssa(&mut self) {
+        let segs_per_chunk = (super::ssa::SSA_CHUNK_BLOCKS / BLOCKS_PER_SEG as usize) as u32;
+        let (sm, layout) = (&self.sm, &self.layout);
+        let segs = move |ci: usize| {
+            let first = ci as u32 * segs_per_chunk;
+            first..(first + segs_per_chunk).min(layout.main_segments)
+        };
+        let main = layout.main_blkaddr;
+        self.owner.shed(
+            |ci| segs(ci).all(|s| sm.sealed(s)),
+            |ci| segs(ci).map(|s| sm.segment_valid(s) as usize).sum(),
+            |i| sm.is_valid(main + i as u64),
+        );
     }
 
     /// Issue up to `max` pending discards with `granularity`. A block
@@ -934,7 +953,7 @@ impl<D: BlockDevice> F2fs<D> {
             if is_node {
                 // gc_node_segment: each node page is grabbed and redirtied
                 // (no filemap walk: the NAT entry is the node's address).
-                let nids: Vec<Nid> = blocks.iter().map(|&b| self.owner[self.main_index(b)].nid()).collect();
+                let nids: Vec<Nid> = blocks.iter().map(|&b| self.owner.get(self.main_index(b)).nid()).collect();
                 for (&b, &nid) in blocks.iter().zip(&nids) {
                     assert_eq!(self.nm.nat_addr(nid) as u64, b, "SSA says block {b} holds node {nid}, NAT disagrees");
                 }
@@ -952,7 +971,7 @@ impl<D: BlockDevice> F2fs<D> {
                 let mut to_read = Vec::new();
                 let mut read_idx = Vec::new();
                 for (k, &b) in blocks.iter().enumerate() {
-                    let slot = self.owner[self.main_index(b)].slot().expect("a data segment holds data blocks");
+                    let slot = self.owner.get(self.main_index(b)).slot().expect("a data segment holds data blocks");
                     let node = self.nm.node(slot.nid);
                     let cached = self.cache.peek_clean(node.ino, node.start_off + slot.ofs as u64);
                     match cached {
@@ -978,7 +997,7 @@ impl<D: BlockDevice> F2fs<D> {
                 let ready = walked + SimDuration(c.write_ns * n);
                 self.gc.cpu.account(read_done, ready - read_done);
                 for (&old, fp) in blocks.iter().zip(data) {
-                    let own = self.owner[self.main_index(old)];
+                    let own = self.owner.get(self.main_index(old));
                     let fp = fp.expect("valid block holds data");
                     let new = match self.alloc(LogType::ColdData, ready) {
                         Ok(b) => b,
@@ -1013,7 +1032,7 @@ impl<D: BlockDevice> F2fs<D> {
         assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
         self.sm.invalidate(old);
         let i = self.main_index(new);
-        self.owner[i] = own;
+        self.owner.set(i, own);
     }
 
     // ---- file operations ------------------------------------------------------
@@ -1091,7 +1110,7 @@ impl<D: BlockDevice> F2fs<D> {
                     }
                 };
                 let idx = self.main_index(new);
-                self.owner[idx] = SsaEntry::data(slot);
+                self.owner.set(idx, SsaEntry::data(slot));
                 pairs.push((old as u64, new));
                 new
             } else {
@@ -1107,7 +1126,7 @@ impl<D: BlockDevice> F2fs<D> {
                 }
                 self.nm.set_addr(slot, new as u32);
                 let idx = self.main_index(new);
-                self.owner[idx] = SsaEntry::data(slot);
+                self.owner.set(idx, SsaEntry::data(slot));
                 new
             };
             w.push((blk, fp));
@@ -1459,7 +1478,7 @@ impl<D: BlockDevice> F2fs<D> {
                         if !self.sm.is_valid(a) {
                             return Err(format!("inode {ino} block {o} at {a} is not valid in the SIT"));
                         }
-                        let own = self.owner[self.main_index(a)];
+                        let own = self.owner.get(self.main_index(a));
                         if own != SsaEntry::data(slot) {
                             return Err(format!("block {a}: SSA owner {own:?} is not {slot:?}"));
                         }

@@ -633,6 +633,12 @@ impl SegmentManager {
         self.segs[segno as usize].valid
     }
 
+    /// A log has filled the segment and none has it open: until it is
+    /// freed, only invalidation changes it (SSR may still reopen it).
+    pub fn sealed(&self, segno: u32) -> bool {
+        self.segs[segno as usize].log.is_some() && !self.open_logs().any(|c| c.segno == segno)
+    }
+
     pub fn segment_log(&self, segno: u32) -> Option<LogType> {
         self.segs[segno as usize].log
     }

@@ -69,6 +69,137 @@ impl SsaEntry {
     }
 }
 
+const CHUNK_BITS: u32 = 12;
+const CHUNK: usize = 1 << CHUNK_BITS;
+/// Above this many valid blocks a chunk stays dense: a sparse chunk takes
+/// 6 bytes per entry, so this keeps it under 3/8 of the dense 16 KiB.
+const SPARSE_MAX: usize = CHUNK / 4;
+
+/// The SSA in memory: per main-area block, its owner. The kernel keeps the
+/// SSA on disk and reads a segment's summary block when it needs it
+/// (`f2fs_get_sum_page`); lfslab keeps it in memory, so its size is what a
+/// run costs. Chunks of 4096 blocks (8 segments) are allocated on first
+/// write, so IPLFS's huge partition costs only what it has written. A
+/// checkpoint `shed`s sealed chunks whose blocks are mostly invalid to a
+/// sparse form holding only the valid blocks' entries: nothing reads the
+/// owner of an invalid block (GC, migration records, fsck and remount all
+/// ask about valid ones), and IPLFS, which never reuses an address, would
+/// otherwise keep an entry for every block it has ever written.
+///
+/// A dense chunk holds `CHUNK` words; a sparse one of `k` entries holds
+/// `ceil(k / 2)` words of 16-bit offsets (ascending) and then the `k`
+/// entries, so its length, never `CHUNK`, says which it is and how many.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct SsaTable {
+    len: usize,
+    chunks: Vec<Option<Box<[u32]>>>,
+    /// Chunks that are dense, unordered: what `shed` looks at.
+    dense: Vec<u32>,
+}
+
+impl SsaTable {
+    pub fn new(len: usize) -> Self {
+        let chunks = vec![None; len.div_ceil(CHUNK)];
+        crate::huge_pages::keep_small_pages(&chunks);
+        SsaTable { len, chunks, dense: Vec::new() }
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> SsaEntry {
+        debug_assert!(i < self.len, "SSA index {i} beyond {}", self.len);
+        match &self.chunks[i >> CHUNK_BITS] {
+            None => SsaEntry::default(),
+            Some(c) if c.len() == CHUNK => SsaEntry(c[i & (CHUNK - 1)]),
+            Some(c) => {
+                let k = sparse_len(c.len());
+                let offs = |j: usize| (c[j / 2] >> (16 * (j % 2))) as u16;
+                let want = (i & (CHUNK - 1)) as u16;
+                let (mut lo, mut hi) = (0, k);
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if offs(mid) < want {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                if lo < k && offs(lo) == want {
+                    SsaEntry(c[k.div_ceil(2) + lo])
+                } else {
+                    SsaEntry::default()
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub fn set(&mut self, i: usize, e: SsaEntry) {
+        debug_assert!(i < self.len, "SSA index {i} beyond {}", self.len);
+        let ci = i >> CHUNK_BITS;
+        let c = &mut self.chunks[ci];
+        if c.as_ref().is_none_or(|c| c.len() != CHUNK) {
+            let mut d = vec![0u32; CHUNK].into_boxed_slice();
+            if let Some(s) = c.as_deref() {
+                let k = sparse_len(s.len());
+                for j in 0..k {
+                    d[(s[j / 2] >> (16 * (j % 2))) as u16 as usize] = s[k.div_ceil(2) + j];
+                }
+            }
+            *c = Some(d);
+            self.dense.push(ci as u32);
+        }
+        self.chunks[ci].as_mut().expect("dense now")[i & (CHUNK - 1)] = e.0;
+    }
+
+    /// Make dense chunks sparse (or free them) where at most `SPARSE_MAX`
+    /// blocks are valid and `sealed` says no log will write the chunk again
+    /// soon; `valid` says whether a main-area index holds a valid block.
+    /// Returns how many chunks it shed.
+    pub fn shed(&mut self, sealed: impl Fn(usize) -> bool, valid_count: impl Fn(usize) -> usize, valid: impl Fn(usize) -> bool) -> usize {
+        let mut shed = 0;
+        let mut keep = Vec::with_capacity(self.dense.len());
+        for ci in std::mem::take(&mut self.dense) {
+            let ci = ci as usize;
+            let base = ci * CHUNK;
+            let end = (base + CHUNK).min(self.len);
+            if valid_count(ci) > SPARSE_MAX || !sealed(ci) {
+                keep.push(ci as u32);
+                continue;
+            }
+            let dense = self.chunks[ci].take().expect("listed dense");
+            let live: Vec<usize> = (base..end).filter(|&i| valid(i)).collect();
+            assert!(live.len() <= SPARSE_MAX, "chunk {ci}: {} valid blocks, counted at most {SPARSE_MAX}", live.len());
+            if !live.is_empty() {
+                let k = live.len();
+                let mut s = vec![0u32; k.div_ceil(2) + k];
+                for (j, &i) in live.iter().enumerate() {
+                    s[j / 2] |= ((i - base) as u32) << (16 * (j % 2));
+                    s[k.div_ceil(2) + j] = dense[i - base];
+                }
+                self.chunks[ci] = Some(s.into_boxed_slice());
+            }
+            shed += 1;
+        }
+        self.dense = keep;
+        shed
+    }
+
+    /// Bytes of entry storage held (chunks, not the directory).
+    #[cfg(test)]
+    fn heap_bytes(&self) -> usize {
+        self.chunks.iter().flatten().map(|c| c.len() * 4).sum()
+    }
+}
+
+/// Entries in a sparse chunk of `words` words (`ceil(k/2) + k`).
+#[inline]
+fn sparse_len(words: usize) -> usize {
+    2 * words / 3
+}
+
+/// Chunks of the SSA table, for `shed`'s callers.
+pub const SSA_CHUNK_BLOCKS: usize = CHUNK;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +221,42 @@ mod tests {
     #[should_panic(expected = "cannot hold nid")]
     fn a_nid_beyond_the_packing_is_a_bug() {
         SsaEntry::node(MAX_NID);
+    }
+
+    /// A shed chunk answers as the dense one did for every valid block, a
+    /// write to it makes it dense again with those entries kept, and a chunk
+    /// with no valid block is freed.
+    #[test]
+    fn shed_keeps_the_valid_entries() {
+        let mut t = SsaTable::new(3 * CHUNK + 100);
+        let mut rng = crate::sim::SimRng::new(7);
+        let mut valid = vec![false; 3 * CHUNK + 100];
+        for i in 0..valid.len() {
+            t.set(i, SsaEntry::node(i as Nid + 1));
+            valid[i] = match i / CHUNK {
+                0 => rng.below(8) == 0,
+                1 => false,
+                2 => true,
+                _ => rng.below(2) == 0,
+            };
+        }
+        let count = |ci: usize| valid[ci * CHUNK..((ci + 1) * CHUNK).min(valid.len())].iter().filter(|&&v| v).count();
+        assert_eq!(t.shed(|ci| ci != 3, count, |i| valid[i]), 2);
+        let k = count(0);
+        assert_eq!(t.heap_bytes(), 2 * CHUNK * 4 + (k.div_ceil(2) + k) * 4, "chunks 2 and 3 dense, 0 sparse, 1 freed");
+        for (i, &v) in valid.iter().enumerate() {
+            let want = if v || i >= CHUNK { SsaEntry::node(i as Nid + 1) } else { SsaEntry::default() };
+            if i / CHUNK == 1 {
+                assert_eq!(t.get(i), SsaEntry::default(), "{i}");
+            } else {
+                assert_eq!(t.get(i), want, "{i}");
+            }
+        }
+        let some = (6..CHUNK).find(|&i| valid[i]).expect("a valid block in chunk 0");
+        t.set(5, SsaEntry::node(99));
+        assert_eq!(t.get(5), SsaEntry::node(99));
+        assert_eq!(t.get(some), SsaEntry::node(some as Nid + 1));
+        assert_eq!(t.shed(|_| true, |_| 0, |_| false), 3, "every dense chunk goes when nothing is valid");
+        assert_eq!(t.heap_bytes(), 0);
     }
 }

@@ -58,7 +58,7 @@ pub const AREA_SHIFT: u32 = 29;
 pub const PAPER_SEGMENT_BLOCKS: u32 = 1 << 20;
 pub const MIN_SEGMENT_BLOCKS: u32 = 512;
 pub const NODES_PER_ZONE: u64 = 1024;
-const UNMAPPED: u32 = u32::MAX;
+use super::node_entries::{NodeEntries, UNMAPPED};
 const MAP_SZ: u64 = 4;
 const ZONE_BYTES: u64 = NODES_PER_ZONE * MAP_SZ;
 const ROOT_ENTRY_BYTES: u64 = MAP_SZ;
@@ -102,7 +102,8 @@ impl IntervalConfig {
 /// the bytes the FTL accounts for it.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct MapNode {
-    entries: Box<[u32]>,
+    seg: u32,
+    entries: NodeEntries,
     written: Box<[u64]>,
     /// Written and unmapped now: the blocks compaction finds dead (kept
     /// beside the entries so a pass reads a bitmap, not the entries).
@@ -116,7 +117,8 @@ struct MapNode {
 impl MapNode {
     fn new(seg: u32) -> Self {
         MapNode {
-            entries: vec![UNMAPPED; seg as usize].into_boxed_slice(),
+            seg,
+            entries: NodeEntries::new(seg),
             written: vec![0; seg.div_ceil(64) as usize].into_boxed_slice(),
             dead: vec![0; seg.div_ceil(64) as usize].into_boxed_slice(),
             n_written: 0,
@@ -132,7 +134,7 @@ impl MapNode {
     /// starts full and only discards clear it).
     #[cfg(test)]
     fn live(&self, w: u32) -> bool {
-        self.entries[w as usize] != UNMAPPED || !self.was_written(w)
+        self.entries.get(w) != UNMAPPED || !self.was_written(w)
     }
     fn is_dead(&self, w: u32) -> bool {
         bit(&self.dead, w)
@@ -162,7 +164,7 @@ impl MapNode {
         }
     }
     fn freeable(&self) -> bool {
-        self.mapped == 0 && self.n_written as usize == self.entries.len()
+        self.mapped == 0 && self.n_written == self.seg
     }
 
     /// The node's size once compacted (conv_ftl.c `compaction1`), or None if
@@ -175,7 +177,7 @@ impl MapNode {
     ///   region than it began (it holds a region boundary, or the block
     ///   after it is one), else the hole stays as entries.
     fn compacted_bytes(&self) -> Option<u64> {
-        let seg = self.entries.len() as u32;
+        let seg = self.seg;
         let words = self.dead.len();
         let fi = (0..words).find(|&i| self.dead[i] != !0)?;
         let li = (0..words).rev().find(|&i| self.dead[i] != !0).expect("a live word exists");
@@ -236,7 +238,7 @@ impl MapNode {
     /// oracle the word-wise version is tested against.
     #[cfg(test)]
     fn compacted_bytes_bitwise(&self) -> Option<u64> {
-        let seg = self.entries.len() as u32;
+        let seg = self.seg;
         let (mut first, mut last, mut live) = (None, 0, 0u64);
         // The smallest hole of at least 64 blocks between live runs.
         let (mut hole, mut run_hole) = (seg, 0u32);
@@ -354,7 +356,7 @@ impl IntervalMapping {
     fn compaction_pass(&mut self) {
         for (z, n) in std::mem::take(&mut self.dirty) {
             let Some(node) = self.zones.get_mut(&z).and_then(|zone| zone.get_mut(&n)) else { continue };
-            self.pending_ns += SCAN_NS_PER_BLOCK * node.entries.len() as u64;
+            self.pending_ns += SCAN_NS_PER_BLOCK * node.seg as u64;
             let Some(new) = node.compacted_bytes() else { continue };
             // Rebuilt only if it saves at least 10% (integer percent, as the artifact computes it).
             if new > node.bytes || 100 - (100 * new) / node.bytes < 10 {
@@ -387,7 +389,7 @@ impl Mapping for IntervalMapping {
 
     fn get(&self, lpn: Lpn) -> Option<Ppn> {
         let (z, n, w) = self.locate(lpn);
-        let p = self.zones.get(&z)?.get(&n)?.entries[w as usize];
+        let p = self.zones.get(&z)?.get(&n)?.entries.get(w);
         (p != UNMAPPED).then_some(Ppn(p as u64))
     }
 
@@ -404,7 +406,7 @@ impl Mapping for IntervalMapping {
             grown += full_node_bytes(seg);
             MapNode::new(seg)
         });
-        let old = std::mem::replace(&mut node.entries[w as usize], ppn.0 as u32);
+        let old = node.entries.replace(w, ppn.0 as u32, seg);
         if old == UNMAPPED {
             node.mapped += 1;
             set_bit(&mut node.dead, w, false);
@@ -428,12 +430,15 @@ impl Mapping for IntervalMapping {
         let (z, n, w) = self.locate(lpn);
         let zone = self.zones.get_mut(&z)?;
         let node = zone.get_mut(&n)?;
-        let old = std::mem::replace(&mut node.entries[w as usize], UNMAPPED);
+        let old = node.entries.replace(w, UNMAPPED, node.seg);
         if old == UNMAPPED {
             return None;
         }
         set_bit(&mut node.dead, w, true);
         node.mapped -= 1;
+        if node.n_written == node.seg {
+            node.entries.settle(node.mapped, node.seg);
+        }
         if node.freeable() {
             self.bytes -= node.bytes;
             zone.remove(&n);
@@ -470,10 +475,8 @@ impl Mapping for IntervalMapping {
         for (&(area, zone), nodes) in &self.zones {
             for (&n, node) in nodes {
                 let seg_start = ((area as u64) << AREA_SHIFT) | ((zone * NODES_PER_ZONE + n as u64) << self.seg_shift);
-                for (w, &p) in node.entries.iter().enumerate() {
-                    if p != UNMAPPED {
-                        f(Lpn(seg_start + w as u64), Ppn(p as u64));
-                    }
+                for (w, p) in node.entries.mapped() {
+                    f(Lpn(seg_start + w as u64), Ppn(p as u64));
                 }
             }
         }
@@ -508,7 +511,7 @@ mod tests {
             for v in w..(w + len).min(seg) {
                 set_bit(&mut n.written, v, state > 0);
                 if state == 1 {
-                    n.entries[v as usize] = v;
+                    n.entries.replace(v, v, seg);
                 }
                 set_bit(&mut n.dead, v, state == 2);
             }
@@ -663,8 +666,8 @@ mod tests {
             }
             // The dead map is the written blocks no longer mapped.
             for node in m.zones.values().flat_map(|z| z.values()) {
-                for w in 0..node.entries.len() as u32 {
-                    prop_assert_eq!(node.is_dead(w), node.was_written(w) && node.entries[w as usize] == UNMAPPED);
+                for w in 0..node.seg {
+                    prop_assert_eq!(node.is_dead(w), node.was_written(w) && node.entries.get(w) == UNMAPPED);
                 }
                 prop_assert_eq!(node.compacted_bytes(), node.compacted_bytes_bitwise());
             }

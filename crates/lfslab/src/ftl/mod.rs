@@ -6,6 +6,7 @@ mod activity;
 mod block_pool;
 mod config;
 pub mod interval_mapping;
+mod node_entries;
 mod mapping;
 pub mod migration;
 pub mod mapping_checker;

@@ -112,14 +112,14 @@ impl<D: BlockDevice> F2fs<D> {
                 };
                 let k = (old - seg_start) as u32;
                 valid[(k / 64) as usize] |= 1 << (k % 64);
-                let own = self.owner[self.main_index(old)];
+                let own = self.owner.get(self.main_index(old));
                 match dest.last_mut() {
                     Some((s, c)) if s.0 + *c as u64 == new => *c += 1,
                     _ => dest.push((Lpn(new), 1)),
                 }
                 self.sm.invalidate(old);
                 let i = self.main_index(new);
-                self.owner[i] = own;
+                self.owner.set(i, own);
                 rev_index.push(own.wire());
                 olds.push(old);
                 nodes.push(own.nid());

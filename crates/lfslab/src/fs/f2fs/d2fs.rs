@@ -143,7 +143,7 @@ impl<D: BlockDevice> F2fs<D> {
         // Node blocks wait for the checkpoint too: roll-forward reads the
         // node chain written since the last one, and a hole in it ends the
         // recovery there (found by the crash swarm).
-        let node = || self.owner[self.main_index(blk)].is_node();
+        let node = || self.owner.get(self.main_index(blk)).is_node();
         let ckpt = self.d2fs.is_some() && (self.sm.ckpt_valid(blk) || node());
         self.sm.invalidate(blk);
         self.iplfs_invalidated(blk);
@@ -262,7 +262,7 @@ impl<D: BlockDevice> F2fs<D> {
             self.stats.records_skipped += 1;
             return;
         }
-        let own = self.owner[self.main_index(old)];
+        let own = self.owner.get(self.main_index(old));
         match own.slot() {
             None => {
                 let nid = own.nid();
@@ -278,7 +278,7 @@ impl<D: BlockDevice> F2fs<D> {
         self.sm.invalidate(old);
         self.sm.mark_valid(new, now);
         let i = self.main_index(new);
-        self.owner[i] = own;
+        self.owner.set(i, own);
         self.stats.records_applied += 1;
         if self.sm.section_valid(old_sec) == 0 {
             self.d2fs.as_mut().expect("d2fs").dead_since_cp += 1;

@@ -510,7 +510,7 @@ impl<D: BlockDevice> F2fs<D> {
         let e = self.engine();
         let n = share.blocks.len() as u64;
         if self.sm.segment_log(share.segno).is_some_and(|l| l.is_node()) {
-            let nids: Vec<Nid> = share.blocks.iter().map(|&b| self.owner[self.main_index(b)].nid()).collect();
+            let nids: Vec<Nid> = share.blocks.iter().map(|&b| self.owner.get(self.main_index(b)).nid()).collect();
             let cpu = SimDuration((c.meta_ns + c.page_cache_ns + c.write_ns) * n);
             let t = self.gc_cpu(w.t, cpu);
             self.stats.gc_moved_node_blocks += nids.len() as u64;
@@ -520,7 +520,7 @@ impl<D: BlockDevice> F2fs<D> {
             return Ok(());
         }
         let slots: Vec<DnodeSlot> =
-            share.blocks.iter().map(|&b| self.owner[self.main_index(b)].slot().expect("a data segment holds data blocks")).collect();
+            share.blocks.iter().map(|&b| self.owner.get(self.main_index(b)).slot().expect("a data segment holds data blocks")).collect();
         // i_gc_rwsem[WRITE] of every inode in the share, all or none (a
         // worker that finds one held sleeps until it is dropped).
         if !e.svp {
@@ -619,7 +619,7 @@ impl<D: BlockDevice> F2fs<D> {
         };
         let mut writes = Vec::with_capacity(batch.len());
         for (old, fp) in batch {
-            let own = self.owner[self.main_index(old)];
+            let own = self.owner.get(self.main_index(old));
             let new = if e.dws {
                 self.sm.alloc_stream(w.stream, t).inspect_err(|_| self.stats.out_of_space += 1)?
             } else {

@@ -63,7 +63,7 @@ pub(super) struct InodeImage {
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct CpImage {
     sm: SegmentManager,
-    owner: super::super::chunked::Chunked<crate::fs::ssa::SsaEntry>,
+    owner: crate::fs::ssa::SsaTable,
     files: BTreeMap<Ino, InodeImage>,
     cp_version: u64,
 }
@@ -429,7 +429,7 @@ impl<D: BlockDevice> F2fs<D> {
                 self.sm.recover_block(blk, log, at);
             }
             let i = self.main_index(blk);
-            self.owner[i] = own;
+            self.owner.set(i, own);
         }
     }
 
