@@ -16,6 +16,11 @@ pub struct Timelines {
     channels: u32,
     /// Busy time per die, for utilisation figures.
     die_busy: Vec<SimDuration>,
+    /// The last channel transfer computed: (bytes, MB/s, ns). Nearly every
+    /// transfer is one program unit, and the division costs more than the
+    /// rest of a reservation.
+    #[serde(skip)]
+    xfer_memo: (u64, u64, u64),
 }
 
 impl Timelines {
@@ -26,11 +31,28 @@ impl Timelines {
             channel_free: vec![SimTime::ZERO; geo.channels as usize],
             channels: geo.channels,
             die_busy: vec![SimDuration::ZERO; dies],
+            xfer_memo: (0, 0, 0),
         }
     }
 
+    #[inline]
     fn channel(&self, die: DieId) -> usize {
-        (die.0 % self.channels) as usize
+        if self.channels.is_power_of_two() {
+            (die.0 & (self.channels - 1)) as usize
+        } else {
+            (die.0 % self.channels) as usize
+        }
+    }
+
+    #[inline]
+    fn channel_xfer(&mut self, timing: &Timing, bytes: u64) -> SimDuration {
+        let (b, m, ns) = self.xfer_memo;
+        if b == bytes && m == timing.channel_mbps {
+            return SimDuration(ns);
+        }
+        let ns = timing.channel_xfer_ns(bytes);
+        self.xfer_memo = (bytes, timing.channel_mbps, ns);
+        SimDuration(ns)
     }
 
     /// Page read: tR on the die, then the data crosses the channel. The die's
@@ -41,7 +63,7 @@ impl Timelines {
         let start = at.max(self.die_free[d]);
         let sensed = start + SimDuration(timing.read_ns);
         let xfer_start = sensed.max(self.channel_free[c]);
-        let done = xfer_start + SimDuration(timing.channel_xfer_ns(bytes));
+        let done = xfer_start + self.channel_xfer(timing, bytes);
         self.channel_free[c] = done;
         self.die_free[d] = done;
         self.die_busy[d] += done - start;
@@ -54,7 +76,7 @@ impl Timelines {
         let d = die.0 as usize;
         let c = self.channel(die);
         let xfer_start = at.max(self.die_free[d]).max(self.channel_free[c]);
-        let xfer_done = xfer_start + SimDuration(timing.channel_xfer_ns(bytes));
+        let xfer_done = xfer_start + self.channel_xfer(timing, bytes);
         self.channel_free[c] = xfer_done;
         let done = xfer_done + SimDuration(timing.program_ns);
         self.die_free[d] = done;
