@@ -52,7 +52,20 @@ impl CpuPool {
         if d.0 == 0 || !self.track {
             return at + d;
         }
-        let start = match self.cores.iter().enumerate().map(|(i, c)| (c.fit(at, d), i)).min() {
+        // The earliest fit, lowest core first among equals. No fit is
+        // before `at`, so the first core free at `at` ends the search: with
+        // the pool mostly idle, that is one or two lookups, not one per core.
+        let mut best: Option<(SimTime, usize)> = None;
+        for (i, c) in self.cores.iter().enumerate() {
+            let s = c.fit(at, d);
+            if best.is_none_or(|b| (s, i) < b) {
+                best = Some((s, i));
+            }
+            if s == at {
+                break;
+            }
+        }
+        let start = match best {
             None => at,
             Some((s, i)) => {
                 let end = self.cores[i].reserve(s, d);
