@@ -24,8 +24,13 @@ pub struct Calendar {
 impl Calendar {
     /// The start of the earliest gap of `len` at or after `at` (not reserved).
     pub fn fit(&self, at: SimTime, len: SimDuration) -> SimTime {
+        // Free from `at` on: everything reserved has ended (the usual case
+        // of a core asked about the present).
+        if self.busy.back().is_none_or(|&(_, e)| e <= at) {
+            return at;
+        }
         // The interval that may cover `at`, then the ones after it.
-        let i = self.busy.partition_point(|&(s, _)| s <= at);
+        let i = self.after(at);
         let mut start = at;
         if i > 0 {
             start = start.max(self.busy[i - 1].1);
@@ -39,6 +44,33 @@ impl Calendar {
         start
     }
 
+    /// The index of the first interval starting after `t`. Requests land
+    /// near the latest reservations, so the search gallops back from the
+    /// end before it bisects.
+    fn after(&self, t: SimTime) -> usize {
+        let le = |i: usize| self.busy[i].0 <= t;
+        // The answer is in [lo, hi]: busy[hi..] all start after `t`.
+        let (mut lo, mut hi, mut step) = (0, self.busy.len(), 1);
+        while hi > 0 {
+            let Some(p) = hi.checked_sub(step) else { break };
+            if le(p) {
+                lo = p + 1;
+                break;
+            }
+            hi = p;
+            step *= 2;
+        }
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if le(mid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     /// Reserve `len` at the earliest gap at or after `at`; returns when the
     /// reservation ends.
     pub fn reserve(&mut self, at: SimTime, len: SimDuration) -> SimTime {
@@ -47,7 +79,7 @@ impl Calendar {
         // Where it goes, merged with neighbours that touch (an empty
         // reservation holds nothing).
         if len.0 > 0 {
-            let mut i = self.busy.partition_point(|&(s, _)| s <= start);
+            let mut i = self.after(start);
             let (mut s, mut e) = (start, end);
             if i > 0 && self.busy[i - 1].1 == start {
                 i -= 1;
