@@ -114,8 +114,8 @@ impl SsaTable {
             Some(c) if c.len() == CHUNK => SsaEntry(c[i & (CHUNK - 1)]),
             Some(c) => {
                 let k = sparse_len(c.len());
-                let offs = |j: usize| (c[j / 2] >> (16 * (j % 2))) as u16;
-                let want = (i & (CHUNK - 1)) as u16;
+                let offs = |j: usize| sparse_off(c, j);
+                let want = i & (CHUNK - 1);
                 let (mut lo, mut hi) = (0, k);
                 while lo < hi {
                     let mid = (lo + hi) / 2;
@@ -144,7 +144,7 @@ impl SsaTable {
             if let Some(s) = c.as_deref() {
                 let k = sparse_len(s.len());
                 for j in 0..k {
-                    d[(s[j / 2] >> (16 * (j % 2))) as u16 as usize] = s[k.div_ceil(2) + j];
+                    d[sparse_off(s, j)] = s[k.div_ceil(2) + j];
                 }
             }
             *c = Some(d);
@@ -195,6 +195,13 @@ impl SsaTable {
     fn heap_bytes(&self) -> usize {
         self.chunks.iter().flatten().map(|c| c.len() * 4).sum()
     }
+}
+
+/// The offset in its chunk of sparse entry `j` (two 16-bit offsets a word,
+/// low half first).
+#[inline]
+fn sparse_off(words: &[u32], j: usize) -> usize {
+    (words[j / 2] >> (16 * (j % 2)) & 0xffff) as usize
 }
 
 /// Entries in a sparse chunk of `words` words (`ceil(k/2) + k`).

@@ -12,25 +12,25 @@ use super::address::{DieId, Ppn, SuperblockId};
 use super::geometry::Geometry;
 
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
-struct Divisor {
+pub(crate) struct Divisor {
     d: u64,
     shift: Option<u32>,
 }
 
 impl Divisor {
-    fn new(d: u64) -> Self {
+    pub(crate) fn new(d: u64) -> Self {
         assert!(d > 0, "division by zero in layout");
         Divisor { d, shift: d.is_power_of_two().then(|| d.trailing_zeros()) }
     }
     #[inline]
-    fn div(self, x: u64) -> u64 {
+    pub(crate) fn div(self, x: u64) -> u64 {
         match self.shift {
             Some(s) => x >> s,
             None => x / self.d,
         }
     }
     #[inline]
-    fn rem(self, x: u64) -> u64 {
+    pub(crate) fn rem(self, x: u64) -> u64 {
         match self.shift {
             Some(_) => x & (self.d - 1),
             None => x % self.d,

@@ -6,6 +6,7 @@
 
 use super::address::DieId;
 use super::geometry::Geometry;
+use super::layout::Divisor;
 use super::timing::Timing;
 use crate::sim::{SimDuration, SimTime};
 
@@ -13,7 +14,7 @@ use crate::sim::{SimDuration, SimTime};
 pub struct Timelines {
     die_free: Vec<SimTime>,
     channel_free: Vec<SimTime>,
-    channels: u32,
+    channels: Divisor,
     /// Busy time per die, for utilisation figures.
     die_busy: Vec<SimDuration>,
     /// The last channel transfer computed: (bytes, MB/s, ns). Nearly every
@@ -29,7 +30,7 @@ impl Timelines {
         Timelines {
             die_free: vec![SimTime::ZERO; dies],
             channel_free: vec![SimTime::ZERO; geo.channels as usize],
-            channels: geo.channels,
+            channels: Divisor::new(geo.channels as u64),
             die_busy: vec![SimDuration::ZERO; dies],
             xfer_memo: (0, 0, 0),
         }
@@ -37,11 +38,7 @@ impl Timelines {
 
     #[inline]
     fn channel(&self, die: DieId) -> usize {
-        if self.channels.is_power_of_two() {
-            (die.0 & (self.channels - 1)) as usize
-        } else {
-            (die.0 % self.channels) as usize
-        }
+        self.channels.rem(die.0 as u64) as usize
     }
 
     #[inline]
