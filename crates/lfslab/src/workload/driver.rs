@@ -151,7 +151,8 @@ pub trait IoTarget {
     type Error;
     /// Execute `op` for clone `clone`, submitted at `at`; returns its completion.
     fn issue(&mut self, clone: usize, op: &Op, at: SimTime) -> Result<SimTime, Self::Error>;
-    /// The clone's next two synthetic ops, for prefetching.
+    /// Two of the clone's upcoming synthetic ops, for prefetching: `soon`
+    /// (second stage) and `later` (first stage); see `AHEAD`.
     fn hint(&mut self, _clone: usize, _soon: &Op, _later: &Op) {}
     /// Idle-time work (filesystem daemons); called by the daemon tick when
     /// no I/O completed for 100 ms.

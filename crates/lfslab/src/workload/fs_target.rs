@@ -170,8 +170,8 @@ impl<V: Vfs> IoTarget for FsTarget<'_, V> {
         }
     }
 
-    /// Buffered I/O: fetch the page-cache entries and oracle slots of the
-    /// clone's next two operations ahead of them.
+    /// Buffered I/O: fetch the page-cache entries and oracle slots of two
+    /// of the clone's upcoming operations ahead of them.
     fn hint(&mut self, clone: usize, soon: &Op, later: &Op) {
         if self.direct[clone] {
             return;
