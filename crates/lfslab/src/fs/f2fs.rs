@@ -510,7 +510,7 @@ impl<D: BlockDevice> F2fs<D> {
 
     /// F2FS `has_not_enough_free_secs` (node and twice the dentry sections
     /// plus the reserve).
-    fn not_enough_free_secs(&self) -> bool {
+    pub(super) fn not_enough_free_secs(&self) -> bool {
         self.sm.free_sections() <= self.node_secs() + 2 * self.dent_secs() + self.layout.reserved_sections()
     }
 
@@ -845,7 +845,18 @@ impl<D: BlockDevice> F2fs<D> {
     /// free sections (`need_balance && has_not_enough_free_secs`): a buffered
     /// write reaches the rest of `f2fs_balance_fs` (D2FS's checkpoint trigger
     /// and write stall) only through writeback, page by page.
-    fn write_begin_balance(&mut self, now: SimTime) -> Result<SimTime, FsError> {
+    ///
+    /// `need_balance` is `prepare_write_begin`'s `dn.node_changed`: set when
+    /// the write reserved a block for a hole (`f2fs_reserve_block` dirtying
+    /// its dnode) or allocated a node. An overwrite of an allocated block
+    /// goes straight to the page cache and never waits for a GC round, so
+    /// `reserves` is whether the write fills a hole. Simplified: the kernel
+    /// also skips when that dnode page was already dirty; lfslab assigns
+    /// blocks at writeback and cannot tell, so every hole write balances.
+    fn write_begin_balance(&mut self, now: SimTime, reserves: bool) -> Result<SimTime, FsError> {
+        if !reserves {
+            return Ok(now);
+        }
         if self.d2fs.is_some() && self.sm.free_sections() > self.node_secs() + 1 {
             return Ok(now);
         }
@@ -1184,7 +1195,11 @@ impl<D: BlockDevice> F2fs<D> {
     pub fn write_buffered(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
         let n = content.len() as u64;
         self.check_write(ino, off, n)?;
-        let t0 = self.write_begin_balance(now)?;
+        let reserves = {
+            let f = self.files.get(&ino).expect("checked");
+            crate::oracle::file_content::new_blocks(&f.expected, off, n) > 0
+        };
+        let t0 = self.write_begin_balance(now, reserves)?;
         let mut t = self.cp_rwsem.read_from(t0) + self.cpu(n);
         self.cp_rwsem.read_until(t);
         self.last_req = now;

@@ -285,6 +285,35 @@ fn random_updates_fragment_a_sequential_read() {
     assert_eq!(fs.oracle().mismatches_count, 0);
 }
 
+/// `f2fs_write_begin` balances only a write that reserves a block
+/// (`need_balance`): short of free sections, a buffered overwrite goes
+/// straight to the page cache, and a write into a hole runs foreground GC.
+#[test]
+fn only_a_buffered_write_into_a_hole_waits_for_gc() {
+    let mut fs = F2fs::format(ssd(128), FsConfig { mode: FsMode::Lfs, ..FsConfig::default() }).unwrap();
+    let (ino, mut t) = fs.create(SimTime::ZERO, fs.root(), "f").unwrap();
+    let blocks = fs.layout().user_blocks * 7 / 10;
+    for chunk in 0..blocks / 256 {
+        t = fs.write(t, ino, chunk * 256, &content(chunk + 1, 256)).unwrap();
+    }
+    let blocks = blocks / 256 * 256;
+    let mut rng = SimRng::new(3);
+    let mut n = 0;
+    // Direct overwrites until one leaves the filesystem short of free
+    // sections (the next call would clean first).
+    while !fs.not_enough_free_secs() {
+        t = fs.write(t, ino, rng.below(blocks), &content(100_000 + n, 1)).unwrap();
+        n += 1;
+        assert!(n < 1_000_000, "never short of free sections");
+    }
+    let gcs = fs.stats().gc_fg_count;
+    let t1 = fs.write_buffered(t, ino, rng.below(blocks), &content(1, 1)).unwrap();
+    assert_eq!(fs.stats().gc_fg_count, gcs, "an overwrite balanced");
+    assert!(fs.not_enough_free_secs());
+    fs.write_buffered(t1, ino, blocks + 10, &content(2, 1)).unwrap();
+    assert!(fs.stats().gc_fg_count > gcs, "a write into a hole did not balance");
+}
+
 #[test]
 fn errors_are_results() {
     let mut fs = F2fs::format(ssd(128), FsConfig::default()).unwrap();
