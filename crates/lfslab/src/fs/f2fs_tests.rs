@@ -314,6 +314,45 @@ fn only_a_buffered_write_into_a_hole_waits_for_gc() {
     assert!(fs.stats().gc_fg_count > gcs, "a write into a hole did not balance");
 }
 
+/// A second thread that balances while a foreground round runs sleeps on
+/// gc_lock until the round ends: the sections come back only at its
+/// checkpoint (`f2fs_balance_fs`, Linux 6.0).
+#[test]
+fn a_writer_inside_a_gc_round_waits_for_its_end() {
+    let mut fs = F2fs::format(ssd(128), FsConfig { mode: FsMode::Lfs, ..FsConfig::default() }).unwrap();
+    let (ino, mut t) = fs.create(SimTime::ZERO, fs.root(), "f").unwrap();
+    let blocks = fs.layout().user_blocks * 7 / 10 / 256 * 256;
+    for chunk in 0..blocks / 256 {
+        t = fs.write(t, ino, chunk * 256, &content(chunk + 1, 256)).unwrap();
+    }
+    let mut rng = SimRng::new(5);
+    let mut n = 0;
+    while !fs.not_enough_free_secs() {
+        t = fs.write(t, ino, rng.below(blocks), &content(100_000 + n, 1)).unwrap();
+        n += 1;
+        assert!(n < 1_000_000, "never short of free sections");
+    }
+    // Thread A runs the round; thread B arrives 1 us after it starts.
+    let gcs = fs.stats().gc_fg_count;
+    fs.balance_fs(t).unwrap();
+    let (from, until) = fs.fg_round;
+    assert!(fs.stats().gc_fg_count > gcs && from >= t && until > from + SimDuration::from_us(1));
+    // The state is the round's end: enough free sections, yet B, inside
+    // the round's span, must not see them before its checkpoint.
+    assert!(!fs.not_enough_free_secs());
+    let (gcs, stalled) = (fs.stats().gc_fg_count, fs.stats().fg_gc_stall_ns);
+    let b_at = from + SimDuration::from_us(1);
+    let b = fs.balance_fs(b_at).unwrap();
+    assert_eq!(b, until, "B went on inside the round [{from}, {until})");
+    assert_eq!(fs.stats().fg_gc_stall_ns - stalled, (until - b_at).ns());
+    assert_eq!(fs.stats().gc_fg_count, gcs, "B collected again");
+    // A writer after every round waits only for a round of its own.
+    let c_at = fs.fg_round.1 + SimDuration::from_ms(1);
+    let gcs = fs.stats().gc_fg_count;
+    let c = fs.write(c_at, ino, rng.below(blocks), &content(3, 1)).unwrap();
+    assert!(c < c_at + SimDuration::from_ms(1) || fs.stats().gc_fg_count > gcs, "C waited {c} without collecting");
+}
+
 #[test]
 fn errors_are_results() {
     let mut fs = F2fs::format(ssd(128), FsConfig::default()).unwrap();
