@@ -285,27 +285,33 @@ fn random_updates_fragment_a_sequential_read() {
     assert_eq!(fs.oracle().mismatches_count, 0);
 }
 
-/// `f2fs_write_begin` balances only a write that reserves a block
-/// (`need_balance`): short of free sections, a buffered overwrite goes
-/// straight to the page cache, and a write into a hole runs foreground GC.
-#[test]
-fn only_a_buffered_write_into_a_hole_waits_for_gc() {
+/// An LFS-mode F2FS with a file of 70% of its user blocks, overwritten
+/// directly at random until the last write leaves it short of free sections
+/// (the next balance collects). Returns the file, its blocks, the time, and
+/// the generator for more offsets.
+fn short_of_free_sections(seed: u64) -> (F2fs<Ssd>, Ino, u64, SimTime, SimRng) {
     let mut fs = F2fs::format(ssd(128), FsConfig { mode: FsMode::Lfs, ..FsConfig::default() }).unwrap();
     let (ino, mut t) = fs.create(SimTime::ZERO, fs.root(), "f").unwrap();
-    let blocks = fs.layout().user_blocks * 7 / 10;
+    let blocks = fs.layout().user_blocks * 7 / 10 / 256 * 256;
     for chunk in 0..blocks / 256 {
         t = fs.write(t, ino, chunk * 256, &content(chunk + 1, 256)).unwrap();
     }
-    let blocks = blocks / 256 * 256;
-    let mut rng = SimRng::new(3);
+    let mut rng = SimRng::new(seed);
     let mut n = 0;
-    // Direct overwrites until one leaves the filesystem short of free
-    // sections (the next call would clean first).
     while !fs.not_enough_free_secs() {
         t = fs.write(t, ino, rng.below(blocks), &content(100_000 + n, 1)).unwrap();
         n += 1;
         assert!(n < 1_000_000, "never short of free sections");
     }
+    (fs, ino, blocks, t, rng)
+}
+
+/// `f2fs_write_begin` balances only a write that reserves a block
+/// (`need_balance`): short of free sections, a buffered overwrite goes
+/// straight to the page cache, and a write into a hole runs foreground GC.
+#[test]
+fn only_a_buffered_write_into_a_hole_waits_for_gc() {
+    let (mut fs, ino, blocks, t, mut rng) = short_of_free_sections(3);
     let gcs = fs.stats().gc_fg_count;
     let t1 = fs.write_buffered(t, ino, rng.below(blocks), &content(1, 1)).unwrap();
     assert_eq!(fs.stats().gc_fg_count, gcs, "an overwrite balanced");
@@ -319,19 +325,7 @@ fn only_a_buffered_write_into_a_hole_waits_for_gc() {
 /// checkpoint (`f2fs_balance_fs`, Linux 6.0).
 #[test]
 fn a_writer_inside_a_gc_round_waits_for_its_end() {
-    let mut fs = F2fs::format(ssd(128), FsConfig { mode: FsMode::Lfs, ..FsConfig::default() }).unwrap();
-    let (ino, mut t) = fs.create(SimTime::ZERO, fs.root(), "f").unwrap();
-    let blocks = fs.layout().user_blocks * 7 / 10 / 256 * 256;
-    for chunk in 0..blocks / 256 {
-        t = fs.write(t, ino, chunk * 256, &content(chunk + 1, 256)).unwrap();
-    }
-    let mut rng = SimRng::new(5);
-    let mut n = 0;
-    while !fs.not_enough_free_secs() {
-        t = fs.write(t, ino, rng.below(blocks), &content(100_000 + n, 1)).unwrap();
-        n += 1;
-        assert!(n < 1_000_000, "never short of free sections");
-    }
+    let (mut fs, ino, blocks, t, mut rng) = short_of_free_sections(5);
     // Thread A runs the round; thread B arrives 1 us after it starts.
     let gcs = fs.stats().gc_fg_count;
     fs.balance_fs(t).unwrap();
