@@ -37,42 +37,63 @@ pub trait Mapping: std::any::Any {
     }
 }
 
-/// Saving and restoring a boxed mapping (the aged state): each scheme is
-/// one variant, so the trait object round-trips with its own table.
-pub(crate) mod boxed {
-    use super::Mapping;
-    use crate::ftl::interval_mapping::IntervalMapping;
-    use crate::ftl::page_mapping::PageMapping;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+/// The schemes an `Ssd` holds, as one enum rather than a trait object: the
+/// write path and GC call the page map directly, without a vtable call per
+/// page, and the aged state saves the variant with its table (the same
+/// shape the boxed form had).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub enum AnyMapping {
+    Page(super::page_mapping::PageMapping),
+    Interval(Box<super::interval_mapping::IntervalMapping>),
+}
 
-    #[derive(Serialize)]
-    enum Ref<'a> {
-        Page(&'a PageMapping),
-        Interval(&'a IntervalMapping),
-    }
-
-    #[derive(Deserialize)]
-    enum Owned {
-        Page(PageMapping),
-        Interval(IntervalMapping),
-    }
-
-    #[allow(clippy::borrowed_box)] // serde `with` hands the field as is
-    pub fn serialize<S: Serializer>(m: &Box<dyn Mapping>, s: S) -> Result<S::Ok, S::Error> {
-        let any = m.as_any();
-        if let Some(p) = any.downcast_ref::<PageMapping>() {
-            Ref::Page(p).serialize(s)
-        } else if let Some(i) = any.downcast_ref::<IntervalMapping>() {
-            Ref::Interval(i).serialize(s)
-        } else {
-            Err(serde::ser::Error::custom(format!("mapping {} cannot be saved", m.name())))
+macro_rules! each {
+    ($self:expr, $m:ident => $e:expr) => {
+        match $self {
+            AnyMapping::Page($m) => $e,
+            AnyMapping::Interval($m) => $e,
         }
-    }
+    };
+}
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<dyn Mapping>, D::Error> {
-        Ok(match Owned::deserialize(d)? {
-            Owned::Page(p) => Box::new(p),
-            Owned::Interval(i) => Box::new(i),
-        })
+impl Mapping for AnyMapping {
+    fn name(&self) -> &'static str {
+        each!(self, m => m.name())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        each!(self, m => m.as_any())
+    }
+    fn logical_pages(&self) -> u64 {
+        each!(self, m => m.logical_pages())
+    }
+    #[inline]
+    fn get(&self, lpn: Lpn) -> Option<Ppn> {
+        each!(self, m => m.get(lpn))
+    }
+    #[inline]
+    fn set(&mut self, lpn: Lpn, ppn: Ppn) -> Option<Ppn> {
+        each!(self, m => m.set(lpn, ppn))
+    }
+    #[inline]
+    fn unset(&mut self, lpn: Lpn) -> Option<Ppn> {
+        each!(self, m => m.unset(lpn))
+    }
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        each!(self, m => m.prefetch(lpn))
+    }
+    fn memory_bytes(&self) -> u64 {
+        each!(self, m => m.memory_bytes())
+    }
+    fn for_each_mapped(&self, f: &mut dyn FnMut(Lpn, Ppn)) {
+        each!(self, m => m.for_each_mapped(f))
+    }
+    #[inline]
+    fn maintain(&mut self, now: crate::sim::SimTime) {
+        each!(self, m => m.maintain(now))
+    }
+    #[inline]
+    fn take_pending_work_ns(&mut self) -> u64 {
+        each!(self, m => m.take_pending_work_ns())
     }
 }

@@ -20,7 +20,7 @@
 use super::activity::ActivityLog;
 use super::block_pool::BlockPool;
 use super::config::{ConfigError, SsdConfig};
-use super::mapping::Mapping;
+use super::mapping::{AnyMapping, Mapping};
 use super::interval_mapping::{IntervalConfig, IntervalMapping};
 use super::page_mapping::PageMapping;
 use super::stats::FtlStats;
@@ -66,8 +66,7 @@ pub struct Ssd {
     config: SsdConfig,
     timelines: Timelines,
     store: FlashStore,
-    #[serde(with = "super::mapping::boxed")]
-    mapping: Box<dyn Mapping>,
+    mapping: AnyMapping,
     /// Reverse map: owner lpn of each physical slot, NO_OWNER if invalid.
     p2l: Vec<u32>,
     pool: BlockPool,
@@ -107,11 +106,11 @@ impl Ssd {
             timelines: Timelines::new(&geo),
             store: FlashStore::new(&geo),
             mapping: match config.ftl.mapping.as_str() {
-                "interval" | "interval-no-compaction" => Box::new(IntervalMapping::new(
+                "interval" | "interval-no-compaction" => AnyMapping::Interval(Box::new(IntervalMapping::new(
                     config.logical_pages,
                     IntervalConfig { compaction: config.ftl.mapping == "interval", segment_blocks: config.ftl.map_segment_blocks },
-                )),
-                _ => Box::new(PageMapping::new(config.logical_pages)),
+                ))),
+                _ => AnyMapping::Page(PageMapping::new(config.logical_pages)),
             },
             p2l: vec![NO_OWNER; geo.total_slots() as usize],
             pool: BlockPool::new(geo.superblocks(), geo.slots_per_superblock()),
@@ -148,7 +147,7 @@ impl Ssd {
             });
         }
         ssd.coupled = Some(Box::new(coupled::Coupled::new(cc.clone(), ssd.geo.superblocks(), ssd.sps)?));
-        ssd.mapping = Box::new(PageMapping::new(cc.main_start));
+        ssd.mapping = AnyMapping::Page(PageMapping::new(cc.main_start));
         ssd.capacity = cc.partition_blocks;
         // Heads: metadata host + metadata GC, CGC destinations (data, node); host section heads follow.
         ssd.heads = vec![LogHead::new(false), LogHead::new(true), LogHead::new(true), LogHead::new(true)];
@@ -657,7 +656,7 @@ impl Ssd {
     // ---- inspection for the checker ---------------------------------------
 
     pub(crate) fn mapping(&self) -> &dyn Mapping {
-        self.mapping.as_ref()
+        &self.mapping
     }
     pub(crate) fn p2l_owner(&self, ppn: Ppn) -> Option<Lpn> {
         match self.p2l[ppn.0 as usize] {

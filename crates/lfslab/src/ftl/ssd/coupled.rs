@@ -31,6 +31,7 @@
 //! data stays in the power-loss-protected buffer, as zoned drives do);
 //! records survive power loss (the paper's assumption, §7).
 
+use crate::ftl::mapping::Mapping;
 use super::{LogHead, Ssd, NO_OWNER};
 use crate::ftl::config::ConfigError;
 use crate::ftl::migration::{MigrationLog, MigrationRecord, Upcall};

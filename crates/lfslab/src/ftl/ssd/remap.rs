@@ -15,6 +15,7 @@
 //! Only a conventional page-mapping FTL remaps; Interval Mapping and the
 //! block-mapped personalities (D2FS, ZNS, sFTL) answer Invalid Opcode.
 
+use crate::ftl::mapping::Mapping;
 use super::Ssd;
 use crate::nand::Lpn;
 use crate::nvme::Status;
