@@ -19,13 +19,10 @@
 //! ScaleLFS replaces each of them (SVP, DWS, LSU, CVS) and the page cache
 //! (DPB); `GcEngineConfig` switches them one by one (Table 3).
 //!
-//! Simplified, and said in the report: a round makes all its changes in
-//! the call that triggered it. Writers that only dirty the page cache go on
-//! meanwhile in simulated time (a buffered overwrite does not balance,
-//! `f2fs_write_begin`), but writeback issued later sees the filesystem as
-//! the round left it, so no block is rewritten while a collector holds it:
-//! ScaleLFS's false-positive GC reads and page-level conflicts with writers
-//! are never seen (zero).
+//! Simplified, and said in the report: application threads stay blocked
+//! for the whole round (the checkpoint that ends it holds cp_rwsem), so no
+//! application write interleaves with collectors: ScaleLFS's false-positive
+//! GC reads and page-level conflicts with writers are never seen (zero).
 //! A worker that waits on a lock held across steps sleeps and pays the
 //! wake-up (`lock_wake_ns`).
 
