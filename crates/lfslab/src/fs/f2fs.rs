@@ -826,13 +826,16 @@ impl<D: BlockDevice> F2fs<D> {
             return Ok(self.iplfs_balance(now));
         }
         if !self.not_enough_free_secs() {
-            // The state is the round's end, but a caller inside a round's
-            // span found the sections still short: they come back only at
+            // The state is the round's end, but a caller inside another's
+            // round found the sections still short: they come back only at
             // the round's checkpoint. It sleeps on gc_lock, then f2fs_gc
-            // (called with sync = false: BG_GC, Linux 6.0) finds enough
-            // free sections and returns without collecting.
+            // (gc_control.init_gc_type = BG_GC with no_bg_gc, Linux 6.0)
+            // finds enough free sections and returns without collecting.
+            // Strictly after the round's start: the thread that ran it may
+            // call again at the instant it took the lock (writeback of the
+            // next file), and must not wait for itself.
             let (from, until) = self.fg_round;
-            if from <= now && now < until {
+            if from < now && now < until {
                 self.gc_lock.stats.note(now, until, SimDuration(0));
                 self.stats.fg_gc_stall_ns += (until - now).ns();
                 return Ok(until);
@@ -861,17 +864,13 @@ impl<D: BlockDevice> F2fs<D> {
     /// write reaches the rest of `f2fs_balance_fs` (D2FS's checkpoint trigger
     /// and write stall) only through writeback, page by page.
     ///
-    /// `need_balance` is `prepare_write_begin`'s `dn.node_changed`: set when
-    /// the write reserved a block for a hole (`f2fs_reserve_block` dirtying
-    /// its dnode) or allocated a node. An overwrite of an allocated block
-    /// goes straight to the page cache and never waits for a GC round, so
-    /// `reserves` is whether the write fills a hole. Simplified: the kernel
-    /// also skips when that dnode page was already dirty; lfslab assigns
-    /// blocks at writeback and cannot tell, so every hole write balances.
-    fn write_begin_balance(&mut self, now: SimTime, reserves: bool) -> Result<SimTime, FsError> {
-        if !reserves {
-            return Ok(now);
-        }
+    /// Every whole-block buffered write balances, overwrites included:
+    /// `f2fs_file_write_iter` first calls `f2fs_preallocate_blocks`, whose
+    /// `f2fs_map_blocks(F2FS_GET_BLOCK_PRE_AIO)` ends in `f2fs_balance_fs`
+    /// (Linux 6.0; its `need` argument gates only `f2fs_balance_fs_bg`).
+    /// `f2fs_write_begin`'s own `need_balance` gate matters only for
+    /// sub-block writes, which lfslab does not issue.
+    fn write_begin_balance(&mut self, now: SimTime) -> Result<SimTime, FsError> {
         if self.d2fs.is_some() && self.sm.free_sections() > self.node_secs() + 1 {
             return Ok(now);
         }
@@ -1210,11 +1209,7 @@ impl<D: BlockDevice> F2fs<D> {
     pub fn write_buffered(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
         let n = content.len() as u64;
         self.check_write(ino, off, n)?;
-        let reserves = {
-            let f = self.files.get(&ino).expect("checked");
-            crate::oracle::file_content::new_blocks(&f.expected, off, n) > 0
-        };
-        let t0 = self.write_begin_balance(now, reserves)?;
+        let t0 = self.write_begin_balance(now)?;
         let mut t = self.cp_rwsem.read_from(t0) + self.cpu(n);
         self.cp_rwsem.read_until(t);
         self.last_req = now;
