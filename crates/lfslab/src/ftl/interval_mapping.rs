@@ -377,9 +377,6 @@ impl IntervalMapping {
 }
 
 impl Mapping for IntervalMapping {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
     fn name(&self) -> &'static str {
         "interval"
     }

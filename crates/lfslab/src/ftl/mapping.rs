@@ -4,10 +4,8 @@
 
 use crate::nand::{Lpn, Ppn};
 
-pub trait Mapping: std::any::Any {
+pub trait Mapping {
     fn name(&self) -> &'static str;
-    /// The concrete scheme, to save it (`boxed`).
-    fn as_any(&self) -> &dyn std::any::Any;
     fn logical_pages(&self) -> u64;
     fn get(&self, lpn: Lpn) -> Option<Ppn>;
     /// Map `lpn` to `ppn`, returning the previous physical page.
@@ -59,9 +57,6 @@ macro_rules! each {
 impl Mapping for AnyMapping {
     fn name(&self) -> &'static str {
         each!(self, m => m.name())
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        each!(self, m => m.as_any())
     }
     fn logical_pages(&self) -> u64 {
         each!(self, m => m.logical_pages())

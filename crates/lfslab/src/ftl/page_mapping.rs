@@ -20,9 +20,6 @@ impl PageMapping {
 }
 
 impl Mapping for PageMapping {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
     fn name(&self) -> &'static str {
         "page"
     }
