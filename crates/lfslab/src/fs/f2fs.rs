@@ -860,7 +860,7 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     /// `f2fs_write_begin` balances only when the filesystem is short of
-    /// free sections (`need_balance && has_not_enough_free_secs`): a buffered
+    /// free sections (`has_not_enough_free_secs`): a buffered
     /// write reaches the rest of `f2fs_balance_fs` (D2FS's checkpoint trigger
     /// and write stall) only through writeback, page by page.
     ///
