@@ -1233,7 +1233,8 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     /// Write back about `pages` dirty pages, oldest-dirtied files first, each
-    /// file in offset order; returns when the writes complete.
+    /// file in offset order from where its last pass stopped (range-cyclic,
+    /// as the flusher's wb_writeback asks); returns when the writes complete.
     pub fn writeback(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError> {
         let mut left = pages;
         let mut done = now;
@@ -1241,7 +1242,7 @@ impl<D: BlockDevice> F2fs<D> {
             if left == 0 {
                 break;
             }
-            let (t, written) = self.writeback_pages(now, ino, left, WriteKind::Writeback)?;
+            let (t, written) = self.writeback_pages(now, ino, left, WriteKind::Writeback, true)?;
             done = done.max(t);
             left = left.saturating_sub(written);
         }
@@ -1249,14 +1250,17 @@ impl<D: BlockDevice> F2fs<D> {
         Ok(done)
     }
 
-    /// Write back every dirty page of `ino`.
-    fn writeback_file(&mut self, now: SimTime, ino: Ino, max: usize) -> Result<SimTime, FsError> {
-        self.writeback_pages(now, ino, max, WriteKind::Writeback).map(|(t, _)| t)
+    /// Write back every dirty page of `ino`, from offset 0.
+    fn writeback_file(&mut self, now: SimTime, ino: Ino) -> Result<SimTime, FsError> {
+        self.writeback_pages(now, ino, usize::MAX, WriteKind::Writeback, false).map(|(t, _)| t)
     }
 
-    /// Write back up to `max` dirty pages of `ino`; returns (done, pages written).
-    fn writeback_pages(&mut self, now: SimTime, ino: Ino, max: usize, kind: WriteKind) -> Result<(SimTime, usize), FsError> {
-        let dirty = self.cache.take_dirty(ino, max);
+    /// Write back up to `max` dirty pages of `ino`; returns (done, pages
+    /// written). `cyclic`: the flusher's range-cyclic pass, from where the
+    /// last one stopped (`PageCache::take_dirty_cyclic`); otherwise the
+    /// whole file from offset 0, as fsync writes it.
+    fn writeback_pages(&mut self, now: SimTime, ino: Ino, max: usize, kind: WriteKind, cyclic: bool) -> Result<(SimTime, usize), FsError> {
+        let dirty = if cyclic { self.cache.take_dirty_cyclic(ino, max) } else { self.cache.take_dirty(ino, max) };
         let written = dirty.len();
         if dirty.is_empty() {
             return Ok((now, 0));
@@ -1308,7 +1312,7 @@ impl<D: BlockDevice> F2fs<D> {
         self.last_req = now;
         // O_DIRECT reads see dirty cached data only after it is written back
         // (filemap_write_and_wait_range).
-        let now = if !buffered && self.cache.has_dirty(ino) { self.writeback_file(now, ino, usize::MAX)? } else { now };
+        let now = if !buffered && self.cache.has_dirty(ino) { self.writeback_file(now, ino)? } else { now };
         let t = now + self.cpu(n);
         let end = (off + n).min(size);
         let mut addrs = Vec::new();
@@ -1350,7 +1354,8 @@ impl<D: BlockDevice> F2fs<D> {
         let (excess, expired) = self.cache.flusher_work(now, self.cfg.dirty_background_pct, expire);
         let mut t = if excess > 0 { self.writeback(now, excess)? } else { now };
         for ino in expired {
-            t = t.max(self.writeback_file(now, ino, usize::MAX)?);
+            // kupdate: range-cyclic, as many pages as are dirty.
+            t = t.max(self.writeback_pages(now, ino, usize::MAX, WriteKind::Writeback, true)?.0);
         }
         self.d2fs_sample(now);
         self.d2fs_after_op(t);
@@ -1401,7 +1406,7 @@ impl<D: BlockDevice> F2fs<D> {
         };
         // A directory's dirty dentry blocks go first (file_write_and_wait_range).
         let t = if self.is_dir(ino) { self.write_dentries(t, Some(ino))? } else { t };
-        let (t, _) = self.writeback_pages(t, ino, usize::MAX, kind)?;
+        let (t, _) = self.writeback_pages(t, ino, usize::MAX, kind, false)?;
         self.files.get_mut(&ino).expect("checked").synced_size = self.files[&ino].size_blocks;
         if need_cp {
             return Ok(self.checkpoint(t));

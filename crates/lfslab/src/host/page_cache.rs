@@ -159,6 +159,10 @@ pub struct PageCache {
     clean_cursor: u32,
     next_seq: u64,
     dirty: BTreeMap<u32, DirtyFile>,
+    /// Per file, where the next range-cyclic writeback starts
+    /// (`mapping->writeback_index`); absent means 0. Kept while the file
+    /// is clean, as the address_space keeps it.
+    writeback_index: BTreeMap<u32, u64>,
     dirty_count: usize,
     pub stats: PageCacheStats,
 }
@@ -178,6 +182,7 @@ impl PageCache {
             clean_cursor: NIL,
             next_seq: 0,
             dirty: BTreeMap::new(),
+            writeback_index: BTreeMap::new(),
             dirty_count: 0,
             stats: PageCacheStats::default(),
         }
@@ -456,12 +461,46 @@ impl PageCache {
         v
     }
 
-    /// Take up to `max` dirty pages of `ino` in offset order, marking them clean.
+    /// Take every dirty page of `ino` in offset order, marking them clean:
+    /// writeback of the whole file (fsync's `filemap_write_and_wait_range(0,
+    /// LLONG_MAX)`). As f2fs_write_cache_pages does for a `range_whole`
+    /// pass, the next cyclic writeback starts at the last page taken.
     pub fn take_dirty(&mut self, ino: u32, max: usize) -> Vec<(u64, u32)> {
         let offs = match self.dirty.get(&ino) {
             Some(f) => f.offsets(0, u64::MAX, max),
             None => return Vec::new(),
         };
+        if let Some(&last) = offs.last() {
+            self.writeback_index.insert(ino, last);
+        }
+        self.take_offsets(ino, offs)
+    }
+
+    /// Take up to `max` dirty pages of `ino` for range-cyclic writeback
+    /// (the flusher's background and kupdate work, wb_writeback with
+    /// `range_cyclic = 1`): from the file's `writeback_index` to its end,
+    /// then from offset 0 (f2fs_write_cache_pages resets the index to 0
+    /// at the end and wb_writeback picks the inode again while pages are
+    /// owed). A pass that uses up `max` leaves the index at its last page
+    /// (`done_index`); one that reaches the end leaves it at 0.
+    pub fn take_dirty_cyclic(&mut self, ino: u32, max: usize) -> Vec<(u64, u32)> {
+        let Some(f) = self.dirty.get(&ino) else { return Vec::new() };
+        let from = self.writeback_index.get(&ino).copied().unwrap_or(0);
+        let mut offs = f.offsets(from, u64::MAX, max);
+        if offs.len() < max && from > 0 {
+            offs.extend(f.offsets(0, from, max - offs.len()));
+        }
+        let next = if offs.len() == max { offs.last().copied().unwrap_or(0) } else { 0 };
+        if next == 0 {
+            self.writeback_index.remove(&ino);
+        } else {
+            self.writeback_index.insert(ino, next);
+        }
+        self.take_offsets(ino, offs)
+    }
+
+    /// Mark the dirty pages `offs` of `ino` clean and return their contents.
+    fn take_offsets(&mut self, ino: u32, offs: Vec<u64>) -> Vec<(u64, u32)> {
         let mut out = Vec::with_capacity(offs.len());
         for (k, &off) in offs.iter().enumerate() {
             // The lookups are random in the index: fetch a few ahead.
@@ -484,6 +523,11 @@ impl PageCache {
 
     /// Drop pages of `ino` in [from, to) (truncate, unlink, direct I/O).
     pub fn drop_range(&mut self, ino: u32, from: u64, to: u64) {
+        if from == 0 {
+            // Nothing left from the index on: a pass from there would find
+            // nothing and reset it (f2fs_write_cache_pages), so reset it now.
+            self.writeback_index.remove(&ino);
+        }
         let mut victims: Vec<Key> = match self.dirty.get(&ino) {
             Some(f) => f.offsets(from, to, usize::MAX).into_iter().map(|o| (ino, o)).collect(),
             None => Vec::new(),
@@ -536,6 +580,29 @@ mod tests {
         assert_eq!(c.dirty_of(1), 2);
         assert_eq!(c.get(1, 0), Some(10));
         assert_eq!(c.get(1, 1), Some(12));
+    }
+
+    /// Range-cyclic writeback goes on from where the last pass stopped and
+    /// wraps to offset 0 (f2fs_write_cache_pages' writeback_index); a
+    /// whole-file pass starts at 0.
+    #[test]
+    fn cyclic_writeback_resumes_where_it_stopped() {
+        let mut c = PageCache::new(100);
+        for off in [1, 3, 5, 7, 9] {
+            c.write(1, off, off as u32, SimTime(1));
+        }
+        let offs = |v: Vec<(u64, u32)>| v.into_iter().map(|(o, _)| o).collect::<Vec<_>>();
+        assert_eq!(offs(c.take_dirty_cyclic(1, 2)), vec![1, 3]);
+        c.write(1, 0, 100, SimTime(2)); // behind the cursor: waits for the wrap
+        assert_eq!(offs(c.take_dirty_cyclic(1, 2)), vec![5, 7]);
+        assert_eq!(offs(c.take_dirty_cyclic(1, 3)), vec![9, 0]);
+        // That pass reached the end: the next starts at 0.
+        c.write(1, 4, 4, SimTime(3));
+        c.write(1, 2, 2, SimTime(3));
+        assert_eq!(offs(c.take_dirty_cyclic(1, 1)), vec![2]);
+        c.write(1, 1, 1, SimTime(4));
+        assert_eq!(offs(c.take_dirty(1, usize::MAX)), vec![1, 4]);
+        assert_eq!(c.dirty_count(), 0);
     }
 
     #[test]

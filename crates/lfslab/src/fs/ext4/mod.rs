@@ -686,7 +686,9 @@ impl<D: BlockDevice> Ext4<D> {
         Ok(t)
     }
 
-    /// Write back about `pages` dirty pages, oldest-dirtied files first.
+    /// Write back about `pages` dirty pages, oldest-dirtied files first,
+    /// each from where its last pass stopped (ext4_writepages with
+    /// `range_cyclic`: from `writeback_index`, wrapping to 0).
     pub fn writeback(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError> {
         let mut left = pages;
         let mut done = now;
@@ -694,7 +696,7 @@ impl<D: BlockDevice> Ext4<D> {
             if left == 0 {
                 break;
             }
-            let dirty = self.cache.take_dirty(ino, left);
+            let dirty = self.cache.take_dirty_cyclic(ino, left);
             left = left.saturating_sub(dirty.len());
             done = done.max(self.write_dirty(now, ino, dirty)?);
         }
@@ -871,7 +873,9 @@ impl<D: BlockDevice> Ext4<D> {
         let (excess, expired) = self.cache.flusher_work(now, self.cfg.dirty_background_pct, expire);
         let mut t = if excess > 0 { self.writeback(now, excess)? } else { now };
         for ino in expired {
-            t = t.max(self.writeback_file(now, ino)?);
+            // kupdate: range-cyclic, as many pages as are dirty.
+            let dirty = self.cache.take_dirty_cyclic(ino, usize::MAX);
+            t = t.max(self.write_dirty(now, ino, dirty)?);
         }
         let interval = SimDuration::from_secs_f64(self.opts.commit_interval_s);
         if self.journal.running_since.is_some_and(|s| now.saturating_since(s) >= interval) {
