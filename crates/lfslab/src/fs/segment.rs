@@ -149,10 +149,19 @@ pub struct SegmentManager {
     dirty: [DirtySegmap; 6],
     /// Where the next greedy victim search starts (`last_victim[GC_GREEDY]`).
     last_victim: u32,
+    /// Where background GC's next cost-benefit search starts (`last_victim[GC_CB]`).
+    #[serde(default)]
+    last_victim_cb: u32,
+    /// sit_info's min_mtime / max_mtime (cost-benefit's age scale).
+    #[serde(default)]
+    ages: crate::fs::victim::MtimeRange,
     max_victim_search: u32,
     /// Dirty segments SSR victim searches visited, for their cost.
     #[serde(default)]
     ssr_searched: u64,
+    /// Dirty segments background GC's victim searches visited.
+    #[serde(default)]
+    bg_searched: u64,
     /// Foreground GC's candidates by (valid, secno): a cache, built on the
     /// first greedy selection and kept by `touch`.
     #[serde(skip)]
@@ -222,8 +231,13 @@ impl SegmentManager {
             gc_victim: None,
             dirty: std::array::from_fn(|_| DirtySegmap::new(layout.main_segments)),
             last_victim: 0,
+            last_victim_cb: 0,
+            // init_min_max_mtime at mount of a fresh volume: every section
+            // is free (mtime 0) and the clock starts at 0.
+            ages: crate::fs::victim::MtimeRange::default(),
             max_victim_search: DEF_MAX_VICTIM_SEARCH,
             ssr_searched: 0,
+            bg_searched: 0,
             victims: VictimIndex::default(),
         }
     }
@@ -580,7 +594,10 @@ impl SegmentManager {
             e.ssr_map[(off / 64) as usize] |= 1 << (off % 64);
             e.ssr_used += 1;
         }
-        // update_segment_mtime: block-weighted running mean.
+        // update_segment_mtime: block-weighted running mean; sit_info's
+        // max_mtime follows the clock.
+        self.ages.max_ns = self.ages.max_ns.max(now.ns());
+        let e = &mut self.segs[segno as usize];
         let v = e.valid as i64;
         e.mtime_ns = (e.mtime_ns as i64 + (now.ns() as i64 - e.mtime_ns as i64) / (v + 1)) as u64;
         e.valid += 1;
@@ -644,15 +661,81 @@ impl SegmentManager {
     }
 
     /// Sections a GC victim may come from: in use, not open by a log.
-    pub fn victim_candidates(&self) -> Vec<SectionView> {
+    /// Background GC's victim (`f2fs_get_victim` with BG_GC in LFS mode,
+    /// gc.c `get_victim_by_default` and `select_policy`): walk every type's
+    /// dirty segments (`dirty_segmap[DIRTY]`) a section at a time from
+    /// where the policy's last search stopped (`last_victim[gc_mode]`; greedy
+    /// shares SSR's), wrapping once, until `max_victim_search` dirty segments
+    /// have been counted. Sections open by a log or being collected are
+    /// skipped (`sec_usage_check`); the first section of lowest cost wins.
+    pub fn bg_victim(&mut self, policy: &dyn crate::fs::victim::SectionVictim, cost_benefit: bool) -> Option<u32> {
+        let total: u32 = self.dirty.iter().map(|d| d.count()).sum();
+        let max_search = total.min(self.max_victim_search);
+        if max_search == 0 {
+            return None;
+        }
+        let main = self.layout.main_segments;
+        let spsec = self.layout.segs_per_sec;
+        let per_sec = self.layout.blocks_per_sec();
+        let mut lv = if cost_benefit { self.last_victim_cb } else { self.last_victim };
+        let last_victim = lv;
+        let (mut last_segment, mut offset, mut nsearched) = (main, last_victim, 0u32);
+        let mut min_cost = policy.max_cost(per_sec);
+        let mut best = None;
+        let mut ages = self.ages;
+        loop {
+            let Some(segno) = self.dirty.iter().filter_map(|d| d.find_next(offset, last_segment)).min() else {
+                if lv != 0 {
+                    last_segment = lv;
+                    lv = 0;
+                    offset = 0;
+                    continue;
+                }
+                break;
+            };
+            let first = segno - segno % spsec;
+            offset = first + spsec;
+            nsearched += (first..first + spsec).filter(|&g| self.dirty.iter().any(|d| d.contains(g))).count() as u32;
+            let sec = self.layout.sec_of_seg(segno);
+            if !self.sec_is_current(sec) && self.gc_victim != Some(sec) {
+                let cost = policy.cost(&self.section_view(sec), &mut ages, per_sec);
+                if cost < min_cost {
+                    min_cost = cost;
+                    best = Some(sec);
+                }
+            }
+            if nsearched >= max_search {
+                lv = if lv == 0 && segno <= last_victim { last_victim + 1 } else { segno + 1 } % main;
+                break;
+            }
+        }
+        self.ages = ages;
+        if cost_benefit {
+            self.last_victim_cb = lv;
+        } else {
+            self.last_victim = lv;
+        }
+        self.bg_searched += nsearched as u64;
+        best
+    }
+
+    /// One section as a victim policy sees it: valid blocks and the mean
+    /// of its segments' mtimes (`get_cb_cost`).
+    fn section_view(&self, s: u32) -> SectionView {
         let spsec = self.layout.segs_per_sec as usize;
+        let mtime_ns = (s as usize * spsec..(s as usize + 1) * spsec).map(|i| self.segs[i].mtime_ns as u128).sum::<u128>() / spsec as u128;
+        SectionView { secno: s, valid_blocks: self.sec_valid[s as usize], mtime_ns: mtime_ns as u64 }
+    }
+
+    /// Dirty segments background GC's searches visited (for their cost).
+    pub fn bg_searched(&self) -> u64 {
+        self.bg_searched
+    }
+
+    pub fn victim_candidates(&self) -> Vec<SectionView> {
         (0..self.layout.main_sections)
             .filter(|&s| self.sec_state[s as usize] == SecState::InUse && !self.sec_is_current(s))
-            .map(|s| {
-                let mtime_ns = (s as usize * spsec..(s as usize + 1) * spsec).map(|i| self.segs[i].mtime_ns as u128).sum::<u128>()
-                    / spsec as u128;
-                SectionView { secno: s, valid_blocks: self.sec_valid[s as usize], mtime_ns: mtime_ns as u64 }
-            })
+            .map(|s| self.section_view(s))
             .collect()
     }
 
@@ -846,6 +929,42 @@ mod tests {
         SegmentManager::new(&Layout::mkfs(256 << 8, 2, Some(20.0)).unwrap())
     }
 
+    /// Background GC searches `max_victim_search` dirty segments from where
+    /// its last search stopped and wraps (get_victim_by_default), so it
+    /// names the best section of that window, not of the volume.
+    #[test]
+    fn bg_victim_searches_a_window_from_the_last_victim() {
+        use crate::fs::victim::Greedy;
+        let mut m = sm();
+        let spsec = m.layout.segs_per_sec;
+        let mut blocks: std::collections::BTreeMap<u32, Vec<u64>> = Default::default();
+        for i in 0..12 * spsec as u64 * BLOCKS_PER_SEG as u64 {
+            let b = m.alloc(LogType::WarmData, SimTime(i), false).unwrap();
+            blocks.entry(m.layout.sec_of_seg(m.layout.segno_of(b))).or_default().push(b);
+        }
+        // Sections the log has left, in order; section k loses k + 1 blocks
+        // per segment, so later ones are emptier.
+        let secs: Vec<u32> = blocks.keys().copied().filter(|&s| !m.sec_is_current(s)).collect();
+        assert!(secs.len() >= 8, "{secs:?}");
+        for (k, &s) in secs.iter().enumerate() {
+            for seg in s * spsec..(s + 1) * spsec {
+                let live: Vec<u64> = m.valid_blocks_of(seg).take(k + 1).collect();
+                for b in live {
+                    m.invalidate(b);
+                }
+            }
+        }
+        m.set_max_victim_search(2 * spsec);
+        assert_eq!(m.bg_victim(&Greedy, false), Some(secs[1]));
+        // The cursor stops one past the first dirty segment of the last
+        // section counted (`segno + 1`), so the next window starts inside
+        // that section and counts it again.
+        assert_eq!(m.bg_victim(&Greedy, false), Some(secs[2]));
+        assert_eq!(m.bg_searched(), 4 * spsec as u64);
+        m.set_max_victim_search(u32::MAX);
+        assert_eq!(m.bg_victim(&Greedy, false), Some(*secs.last().unwrap()));
+    }
+
     /// The index names the section greedy names over every candidate,
     /// through overwrites, SSR, dedicated streams, checkpoints and a remount.
     #[test]
@@ -894,7 +1013,7 @@ mod tests {
             }
             if step % 101 == 0 {
                 let cands = m.victim_candidates();
-                let want = Greedy.select(&cands, per_sec).map(|s| (s, m.section_valid(s)));
+                let want = Greedy.select(&cands, &mut Default::default(), per_sec).map(|s| (s, m.section_valid(s)));
                 assert_eq!(m.greedy_victim(), (want, cands.len() as u32), "step {step}");
             }
             if step % 5003 == 0 {

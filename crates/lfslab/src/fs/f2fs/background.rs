@@ -25,7 +25,7 @@
 
 use super::{F2fs, FsError};
 use crate::fs::config::DiscardPolicy;
-use crate::fs::victim::{CostBenefit, Greedy, SectionVictim};
+use crate::fs::victim::{CostBenefit, Greedy};
 use crate::nvme::BlockDevice;
 use crate::sim::{SimDuration, SimTime};
 
@@ -128,17 +128,18 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     /// `f2fs_gc` with BG_GC: checkpoint if that frees enough; else one victim
-    /// by cost-benefit (greedy under gc_idle = 2). None: no victim.
+    /// by cost-benefit (greedy under gc_idle = 2), searched as the kernel
+    /// searches it (`SegmentManager::bg_victim`). None: no victim.
     fn background_gc(&mut self, now: SimTime) -> Result<Option<SimTime>, FsError> {
         let mut t = self.gc_lock.acquire(now);
         if self.not_enough_free_secs() && self.sm.prefree_sections() > 0 {
             t = self.gc_checkpoint(t);
         }
-        let cands = self.sm.victim_candidates();
-        let per_sec = self.layout.blocks_per_sec();
-        // A full section gains nothing (cost at get_max_cost): not a victim.
-        let cands: Vec<_> = cands.into_iter().filter(|c| (c.valid_blocks as u64) < per_sec).collect();
-        let victim = if self.cfg.tuning.gc_idle == 2 { Greedy.select(&cands, per_sec) } else { CostBenefit.select(&cands, per_sec) };
+        let searched = self.sm.bg_searched();
+        let victim = if self.cfg.tuning.gc_idle == 2 { self.sm.bg_victim(&Greedy, false) } else { self.sm.bg_victim(&CostBenefit, true) };
+        // The search runs under seglist_lock at the scan's cost per segment.
+        let sections = (self.sm.bg_searched() - searched).div_ceil(self.layout.segs_per_sec as u64);
+        t = self.serial_scan(t, sections as usize);
         let Some(v) = victim else {
             self.gc_lock.release(t);
             return Ok(None);

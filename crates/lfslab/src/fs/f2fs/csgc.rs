@@ -172,7 +172,7 @@ impl<D: BlockDevice> F2fs<D> {
     pub(crate) fn collect_greedy_victim_for_test(&mut self, at: SimTime) -> Option<SimTime> {
         use crate::fs::victim::SectionVictim;
         let cands = self.sm.victim_candidates();
-        let victim = crate::fs::victim::Greedy.select(&cands, self.layout.blocks_per_sec())?;
+        let victim = crate::fs::victim::Greedy.select(&cands, &mut Default::default(), self.layout.blocks_per_sec())?;
         Some(self.gc_section(at, victim).expect("test volume has room"))
     }
 

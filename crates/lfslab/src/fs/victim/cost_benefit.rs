@@ -1,8 +1,11 @@
-//! F2FS cost-benefit (fs/f2fs/gc.c `get_cb_cost`): u = valid%, age =
-//! 100 - 100 * (mtime - min) / (max - min) over the candidates' mean segment
-//! mtimes, and the victim maximises 100 * (100 - u) * age / (100 + u).
+//! F2FS cost-benefit (fs/f2fs/gc.c `get_cb_cost`): u = the section's valid
+//! blocks per segment as a percentage, age = 100 - 100 * (mtime - min_mtime)
+//! / (max_mtime - min_mtime) over sit_info's range, and the cost is
+//! UINT_MAX - 100 * (100 - u) * age / (100 + u). `get_max_cost` is
+//! UINT_MAX, so the newest section (age 0) and a full one are never chosen.
 
-use super::SectionVictim;
+use super::{MtimeRange, SectionVictim};
+use crate::fs::layout::BLOCKS_PER_SEG;
 use crate::fs::segment::SectionView;
 
 pub struct CostBenefit;
@@ -11,20 +14,18 @@ impl SectionVictim for CostBenefit {
     fn name(&self) -> &'static str {
         "cost-benefit"
     }
-    fn select(&self, candidates: &[SectionView], blocks_per_sec: u64) -> Option<u32> {
-        let min = candidates.iter().map(|c| c.mtime_ns).min()?;
-        let max = candidates.iter().map(|c| c.mtime_ns).max()?;
-        // Ties (e.g. all mtimes equal, so every age is 0) go to the emptier section.
-        let mut best: Option<((u64, u64), u32)> = None;
-        for c in candidates {
-            let u = c.valid_blocks as u64 * 100 / blocks_per_sec;
-            let age = if max > min { 100 - 100 * (c.mtime_ns - min) / (max - min) } else { 0 };
-            let key = (100 * (100 - u) * age / (100 + u), blocks_per_sec - c.valid_blocks as u64);
-            if best.is_none_or(|(b, _)| key > b) {
-                best = Some((key, c.secno));
-            }
-        }
-        best.map(|(_, s)| s)
+    fn cost(&self, c: &SectionView, ages: &mut MtimeRange, blocks_per_sec: u64) -> u64 {
+        let segs = (blocks_per_sec / BLOCKS_PER_SEG as u64).max(1);
+        let u = c.valid_blocks as u64 / segs * 100 / BLOCKS_PER_SEG as u64;
+        // "Handle if the system time has changed by the user": the range
+        // widens to take in what the search meets.
+        ages.min_ns = ages.min_ns.min(c.mtime_ns);
+        ages.max_ns = ages.max_ns.max(c.mtime_ns);
+        let age = if ages.max_ns != ages.min_ns { 100 - 100 * (c.mtime_ns - ages.min_ns) / (ages.max_ns - ages.min_ns) } else { 0 };
+        u32::MAX as u64 - 100 * (100 - u) * age / (100 + u)
+    }
+    fn max_cost(&self, _blocks_per_sec: u64) -> u64 {
+        u32::MAX as u64
     }
 }
 
@@ -35,11 +36,24 @@ mod tests {
 
     #[test]
     fn old_beats_slightly_emptier_young() {
+        let per_sec = BLOCKS_PER_SEG as u64;
         let c = [
-            SectionView { secno: 0, valid_blocks: 600, mtime_ns: 0 },
-            SectionView { secno: 1, valid_blocks: 500, mtime_ns: 1_000 },
+            SectionView { secno: 0, valid_blocks: 300, mtime_ns: 100 },
+            SectionView { secno: 1, valid_blocks: 250, mtime_ns: 900 },
         ];
-        assert_eq!(CostBenefit.select(&c, 1000), Some(0));
-        assert_eq!(Greedy.select(&c, 1000), Some(1));
+        let mut ages = MtimeRange { min_ns: 0, max_ns: 1_000 };
+        assert_eq!(CostBenefit.select(&c, &mut ages, per_sec), Some(0));
+        assert_eq!(Greedy.select(&c, &mut ages, per_sec), Some(1));
+    }
+
+    /// The newest section has age 0: it costs the maximum and is never
+    /// chosen, however empty; a section met outside the range widens it.
+    #[test]
+    fn the_newest_section_is_never_chosen() {
+        let per_sec = BLOCKS_PER_SEG as u64;
+        let c = [SectionView { secno: 4, valid_blocks: 1, mtime_ns: 2_000 }];
+        let mut ages = MtimeRange { min_ns: 0, max_ns: 1_000 };
+        assert_eq!(CostBenefit.select(&c, &mut ages, per_sec), None);
+        assert_eq!(ages, MtimeRange { min_ns: 0, max_ns: 2_000 });
     }
 }
