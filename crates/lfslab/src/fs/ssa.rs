@@ -76,6 +76,10 @@ const CHUNK: usize = 1 << CHUNK_BITS;
 const SPARSE_MAX: usize = CHUNK / 4;
 /// `shed` looks at one in this many dense chunks per call.
 const SHED_TURNS: usize = 4;
+/// Blocks written per chunk a `shed` turn looks at: a turn waits for
+/// them, so its scan (a valid count per segment of each chunk) follows
+/// the writes, not the checkpoints times the volume.
+const SHED_WRITES_PER_CHUNK: u64 = CHUNK as u64 / 8;
 
 /// The SSA in memory: per main-area block, its owner. The kernel keeps the
 /// SSA on disk and reads a segment's summary block when it needs it
@@ -97,13 +101,16 @@ pub struct SsaTable {
     chunks: Vec<Option<Box<[u32]>>>,
     /// Chunks that are dense, unordered: what `shed` looks at.
     dense: Vec<u32>,
+    /// Entries set and not yet spent on `shed` turns.
+    #[serde(default)]
+    writes: u64,
 }
 
 impl SsaTable {
     pub fn new(len: usize) -> Self {
         let chunks = vec![None; len.div_ceil(CHUNK)];
         crate::huge_pages::keep_small_pages(&chunks);
-        SsaTable { len, chunks, dense: Vec::new() }
+        SsaTable { len, chunks, dense: Vec::new(), writes: 0 }
     }
 
     #[inline]
@@ -151,18 +158,27 @@ impl SsaTable {
             self.dense.push(ci as u32);
         }
         self.chunks[ci].as_mut().expect("dense now")[i & (CHUNK - 1)] = e.0;
+        self.writes += 1;
     }
 
     /// Make dense chunks sparse (or free them) where at most `SPARSE_MAX`
     /// blocks are valid and `sealed` says no log will write the chunk again
     /// soon; `valid` says whether a main-area index holds a valid block.
-    /// Looks at a quarter of the dense chunks, in turn (`SHED_TURNS`).
-    /// Returns how many chunks it shed.
+    /// Looks at a quarter of the dense chunks, in turn (`SHED_TURNS`), each
+    /// turn paid for by `SHED_WRITES_PER_CHUNK` entries set per chunk it
+    /// looks at. Returns how many chunks it shed.
     pub fn shed(&mut self, sealed: impl Fn(usize) -> bool, valid_count: impl Fn(usize) -> usize, valid: impl Fn(usize) -> bool) -> usize {
         // A quarter of the dense chunks per call, in turn: each is looked at
         // every fourth checkpoint, and a volume whose chunks stay mostly
         // valid (plain F2FS) pays a quarter of the scan.
         let n = self.dense.len().div_ceil(SHED_TURNS);
+        // The writes since pay for the turns, so a checkpoint every few
+        // blocks does not rescan a quarter of the volume every time.
+        let cost = n as u64 * SHED_WRITES_PER_CHUNK;
+        if self.writes < cost {
+            return 0;
+        }
+        self.writes -= cost;
         let turn: Vec<u32> = self.dense.drain(..n).collect();
         let mut shed = 0;
         for ci in turn {
@@ -234,6 +250,32 @@ mod tests {
     #[should_panic(expected = "cannot hold nid")]
     fn a_nid_beyond_the_packing_is_a_bug() {
         SsaEntry::node(MAX_NID);
+    }
+
+    /// A checkpoint with few writes behind it looks at no chunk: the scan
+    /// is paid for by writes, not by checkpoints.
+    #[test]
+    fn shed_turns_are_paid_for_by_writes() {
+        let mut t = SsaTable::new(8 * CHUNK);
+        for i in 0..8 * CHUNK {
+            t.set(i, SsaEntry::node(1));
+        }
+        let looked = std::cell::Cell::new(0);
+        let mut shed = |t: &mut SsaTable| {
+            t.shed(|_| false, |_| {
+                looked.set(looked.get() + 1);
+                0
+            }, |_| false)
+        };
+        // 8 chunks' writes pay for 8 * CHUNK / SHED_WRITES_PER_CHUNK chunk looks.
+        for _ in 0..100 {
+            shed(&mut t);
+        }
+        assert_eq!(looked.get(), 8 * CHUNK / SHED_WRITES_PER_CHUNK as usize);
+        let before = looked.get();
+        t.set(0, SsaEntry::node(2));
+        shed(&mut t);
+        assert_eq!(looked.get(), before, "one write pays for no turn");
     }
 
     /// A shed chunk answers as the dense one did for every valid block, a
