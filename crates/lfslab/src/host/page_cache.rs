@@ -461,10 +461,11 @@ impl PageCache {
         v
     }
 
-    /// Take every dirty page of `ino` in offset order, marking them clean:
-    /// writeback of the whole file (fsync's `filemap_write_and_wait_range(0,
-    /// LLONG_MAX)`). As f2fs_write_cache_pages does for a `range_whole`
-    /// pass, the next cyclic writeback starts at the last page taken.
+    /// Take up to `max` dirty pages of `ino` from offset 0, in offset order,
+    /// marking them clean: writeback of the whole file (fsync's
+    /// `filemap_write_and_wait_range(0, LLONG_MAX)`). As
+    /// f2fs_write_cache_pages does for a `range_whole` pass, the next cyclic
+    /// writeback starts at the last page taken.
     pub fn take_dirty(&mut self, ino: u32, max: usize) -> Vec<(u64, u32)> {
         let offs = match self.dirty.get(&ino) {
             Some(f) => f.offsets(0, u64::MAX, max),
@@ -482,7 +483,9 @@ impl PageCache {
     /// then from offset 0 (f2fs_write_cache_pages resets the index to 0
     /// at the end and wb_writeback picks the inode again while pages are
     /// owed). A pass that uses up `max` leaves the index at its last page
-    /// (`done_index`); one that reaches the end leaves it at 0.
+    /// (`done_index`); one that reaches the end leaves it at 0. ext4 keeps
+    /// the page after the last instead; the two differ only when that page
+    /// is dirtied again before the next pass.
     pub fn take_dirty_cyclic(&mut self, ino: u32, max: usize) -> Vec<(u64, u32)> {
         let Some(f) = self.dirty.get(&ino) else { return Vec::new() };
         let from = self.writeback_index.get(&ino).copied().unwrap_or(0);
