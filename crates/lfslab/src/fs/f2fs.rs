@@ -1485,6 +1485,14 @@ impl<D: BlockDevice> F2fs<D> {
         Ok(t)
     }
 
+    /// For tests: whether block `off` of `ino` has an address on disk, and
+    /// whether its page is dirty in the cache.
+    #[cfg(test)]
+    pub(super) fn block_state(&self, ino: Ino, off: u64) -> (bool, bool) {
+        let mapped = self.nm.probe(ino, off).map(|s| self.nm.get_addr(s)).is_some_and(|a| a != NULL_ADDR);
+        (mapped, !self.cache.is_clean(ino, off))
+    }
+
     /// Full consistency check: SIT counts, every file block's address valid
     /// and owned by its dnode slot, every node's NAT address valid.
     pub fn check_consistency(&self) -> Result<(), String> {

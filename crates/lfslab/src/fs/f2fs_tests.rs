@@ -459,3 +459,25 @@ proptest::proptest! {
         proptest::prop_assert_eq!(fs.oracle().mismatches_count, 0);
     }
 }
+
+/// The flusher's writeback goes on from where its last pass stopped
+/// (range-cyclic, `f2fs_write_cache_pages` from `writeback_index`): a
+/// second pass writes the next pages of the file, not its first ones again
+/// after they were dirtied anew.
+#[test]
+fn writeback_resumes_where_the_last_pass_stopped() {
+    use crate::fs::vfs::Vfs;
+    let mut fs = F2fs::format(ssd(128), FsConfig::default()).unwrap();
+    let root = Vfs::root(&fs);
+    let (ino, mut t) = fs.create(SimTime::ZERO, root, "f").unwrap();
+    t = fs.write_buffered(t, ino, 0, &content(1, 64)).unwrap();
+    t = fs.writeback(t, 16).unwrap();
+    assert!((0..16).all(|o| fs.block_state(ino, o) == (true, false)));
+    assert_eq!(fs.block_state(ino, 16), (false, true));
+    // Page 0 is dirty again; the next pass still starts after page 15.
+    t = fs.write_buffered(t, ino, 0, &content(2, 1)).unwrap();
+    fs.writeback(t, 16).unwrap();
+    assert!((16..32).all(|o| fs.block_state(ino, o) == (true, false)), "the second pass went back to offset 0");
+    assert_eq!(fs.block_state(ino, 0), (true, true));
+    assert_eq!(fs.block_state(ino, 32), (false, true));
+}
