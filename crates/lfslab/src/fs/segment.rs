@@ -159,9 +159,6 @@ pub struct SegmentManager {
     /// Dirty segments SSR victim searches visited, for their cost.
     #[serde(default)]
     ssr_searched: u64,
-    /// Dirty segments background GC's victim searches visited.
-    #[serde(default)]
-    bg_searched: u64,
     /// Foreground GC's candidates by (valid, secno): a cache, built on the
     /// first greedy selection and kept by `touch`.
     #[serde(skip)]
@@ -237,7 +234,6 @@ impl SegmentManager {
             ages: crate::fs::victim::MtimeRange::default(),
             max_victim_search: DEF_MAX_VICTIM_SEARCH,
             ssr_searched: 0,
-            bg_searched: 0,
             victims: VictimIndex::default(),
         }
     }
@@ -660,7 +656,6 @@ impl SegmentManager {
         self.segs[segno as usize].log
     }
 
-    /// Sections a GC victim may come from: in use, not open by a log.
     /// Background GC's victim (`f2fs_get_victim` with BG_GC in LFS mode,
     /// gc.c `get_victim_by_default` and `select_policy`): walk every type's
     /// dirty segments (`dirty_segmap[DIRTY]`) a section at a time from
@@ -668,11 +663,15 @@ impl SegmentManager {
     /// shares SSR's), wrapping once, until `max_victim_search` dirty segments
     /// have been counted. Sections open by a log or being collected are
     /// skipped (`sec_usage_check`); the first section of lowest cost wins.
-    pub fn bg_victim(&mut self, policy: &dyn crate::fs::victim::SectionVictim, cost_benefit: bool) -> Option<u32> {
+    /// `cost_benefit` is `select_gc_type`'s GC_CB (else GC_GREEDY). Returns
+    /// the victim and how many dirty segments the search visited.
+    pub fn bg_victim(&mut self, cost_benefit: bool) -> (Option<u32>, u32) {
+        use crate::fs::victim::{CostBenefit, Greedy, SectionVictim};
+        let policy: &dyn SectionVictim = if cost_benefit { &CostBenefit } else { &Greedy };
         let total: u32 = self.dirty.iter().map(|d| d.count()).sum();
         let max_search = total.min(self.max_victim_search);
         if max_search == 0 {
-            return None;
+            return (None, 0);
         }
         let main = self.layout.main_segments;
         let spsec = self.layout.segs_per_sec;
@@ -682,7 +681,6 @@ impl SegmentManager {
         let (mut last_segment, mut offset, mut nsearched) = (main, last_victim, 0u32);
         let mut min_cost = policy.max_cost(per_sec);
         let mut best = None;
-        let mut ages = self.ages;
         loop {
             let Some(segno) = self.dirty.iter().filter_map(|d| d.find_next(offset, last_segment)).min() else {
                 if lv != 0 {
@@ -698,7 +696,8 @@ impl SegmentManager {
             nsearched += (first..first + spsec).filter(|&g| self.dirty.iter().any(|d| d.contains(g))).count() as u32;
             let sec = self.layout.sec_of_seg(segno);
             if !self.sec_is_current(sec) && self.gc_victim != Some(sec) {
-                let cost = policy.cost(&self.section_view(sec), &mut ages, per_sec);
+                let view = self.section_view(sec);
+                let cost = policy.cost(&view, &mut self.ages, per_sec);
                 if cost < min_cost {
                     min_cost = cost;
                     best = Some(sec);
@@ -709,14 +708,12 @@ impl SegmentManager {
                 break;
             }
         }
-        self.ages = ages;
         if cost_benefit {
             self.last_victim_cb = lv;
         } else {
             self.last_victim = lv;
         }
-        self.bg_searched += nsearched as u64;
-        best
+        (best, nsearched)
     }
 
     /// One section as a victim policy sees it: valid blocks and the mean
@@ -727,11 +724,7 @@ impl SegmentManager {
         SectionView { secno: s, valid_blocks: self.sec_valid[s as usize], mtime_ns: mtime_ns as u64 }
     }
 
-    /// Dirty segments background GC's searches visited (for their cost).
-    pub fn bg_searched(&self) -> u64 {
-        self.bg_searched
-    }
-
+    /// Sections a GC victim may come from: in use, not open by a log.
     pub fn victim_candidates(&self) -> Vec<SectionView> {
         (0..self.layout.main_sections)
             .filter(|&s| self.sec_state[s as usize] == SecState::InUse && !self.sec_is_current(s))
@@ -934,7 +927,6 @@ mod tests {
     /// names the best section of that window, not of the volume.
     #[test]
     fn bg_victim_searches_a_window_from_the_last_victim() {
-        use crate::fs::victim::Greedy;
         let mut m = sm();
         let spsec = m.layout.segs_per_sec;
         let mut blocks: std::collections::BTreeMap<u32, Vec<u64>> = Default::default();
@@ -955,14 +947,13 @@ mod tests {
             }
         }
         m.set_max_victim_search(2 * spsec);
-        assert_eq!(m.bg_victim(&Greedy, false), Some(secs[1]));
+        assert_eq!(m.bg_victim(false), (Some(secs[1]), 2 * spsec));
         // The cursor stops one past the first dirty segment of the last
         // section counted (`segno + 1`), so the next window starts inside
         // that section and counts it again.
-        assert_eq!(m.bg_victim(&Greedy, false), Some(secs[2]));
-        assert_eq!(m.bg_searched(), 4 * spsec as u64);
+        assert_eq!(m.bg_victim(false), (Some(secs[2]), 2 * spsec));
         m.set_max_victim_search(u32::MAX);
-        assert_eq!(m.bg_victim(&Greedy, false), Some(*secs.last().unwrap()));
+        assert_eq!(m.bg_victim(false).0, Some(*secs.last().unwrap()));
     }
 
     /// The index names the section greedy names over every candidate,

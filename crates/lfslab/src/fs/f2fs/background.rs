@@ -25,7 +25,6 @@
 
 use super::{F2fs, FsError};
 use crate::fs::config::DiscardPolicy;
-use crate::fs::victim::{CostBenefit, Greedy};
 use crate::nvme::BlockDevice;
 use crate::sim::{SimDuration, SimTime};
 
@@ -135,11 +134,10 @@ impl<D: BlockDevice> F2fs<D> {
         if self.not_enough_free_secs() && self.sm.prefree_sections() > 0 {
             t = self.gc_checkpoint(t);
         }
-        let searched = self.sm.bg_searched();
-        let victim = if self.cfg.tuning.gc_idle == 2 { self.sm.bg_victim(&Greedy, false) } else { self.sm.bg_victim(&CostBenefit, true) };
-        // The search runs under seglist_lock at the scan's cost per segment.
-        let sections = (self.sm.bg_searched() - searched).div_ceil(self.layout.segs_per_sec as u64);
-        t = self.serial_scan(t, sections as usize);
+        // select_gc_type: greedy under gc_idle = 2, else cost-benefit. The
+        // search runs under seglist_lock at the scan's cost per segment.
+        let (victim, searched) = self.sm.bg_victim(self.cfg.tuning.gc_idle != 2);
+        t = self.serial_scan(t, searched.div_ceil(self.layout.segs_per_sec) as usize);
         let Some(v) = victim else {
             self.gc_lock.release(t);
             return Ok(None);
