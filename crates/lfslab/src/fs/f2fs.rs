@@ -859,18 +859,19 @@ impl<D: BlockDevice> F2fs<D> {
         Ok(t)
     }
 
-    /// `f2fs_write_begin` balances only when the filesystem is short of
-    /// free sections (`has_not_enough_free_secs`): a buffered
-    /// write reaches the rest of `f2fs_balance_fs` (D2FS's checkpoint trigger
-    /// and write stall) only through writeback, page by page.
-    ///
+    /// The balance a buffered write makes before it reaches the page cache.
     /// Every whole-block buffered write balances, overwrites included:
     /// `f2fs_file_write_iter` first calls `f2fs_preallocate_blocks`, whose
     /// `f2fs_map_blocks(F2FS_GET_BLOCK_PRE_AIO)` ends in `f2fs_balance_fs`
     /// (Linux 6.0; its `need` argument gates only `f2fs_balance_fs_bg`).
     /// `f2fs_write_begin`'s own `need_balance` gate matters only for
     /// sub-block writes, which lfslab does not issue.
-    fn write_begin_balance(&mut self, now: SimTime) -> Result<SimTime, FsError> {
+    ///
+    /// D2FS acts here only when it is out of free sections
+    /// (`has_not_enough_free_secs`): a buffered write reaches the rest of its
+    /// `f2fs_balance_fs` (the checkpoint trigger and write stall) only
+    /// through writeback, page by page.
+    fn buffered_write_balance(&mut self, now: SimTime) -> Result<SimTime, FsError> {
         if self.d2fs.is_some() && self.sm.free_sections() > self.node_secs() + 1 {
             return Ok(now);
         }
@@ -1209,7 +1210,7 @@ impl<D: BlockDevice> F2fs<D> {
     pub fn write_buffered(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
         let n = content.len() as u64;
         self.check_write(ino, off, n)?;
-        let t0 = self.write_begin_balance(now)?;
+        let t0 = self.buffered_write_balance(now)?;
         let mut t = self.cp_rwsem.read_from(t0) + self.cpu(n);
         self.cp_rwsem.read_until(t);
         self.last_req = now;
