@@ -129,7 +129,8 @@ const PARALLEL_GC_SIMPLIFICATION: &str = "gc: a parallel GC round runs inside th
 
 const VICTIM_SCAN_SIMPLIFICATION: &str = "gc: a victim search costs victim_scan_ns_per_segment per dirty segment it visits, GC's and a data write's SSR search alike (under seglist_lock); an SSR search for a node log costs no time";
 
-const FS_SIMPLIFICATIONS: [&str; 5] = [
+const FS_SIMPLIFICATIONS: [&str; 6] = [
+    "page cache: balance_dirty_pages as Linux 3.2+ runs it (host.background_writeback = threshold, the default) starts the flusher past dirty_background_ratio and, IO-less, has the writer sleep until dirty plus under-writeback pages are back at the control setpoint, not for the kernel's rate-based pauses; the flusher's writes are issued at the writer's instant; the block layer has no queue-depth limit. host.background_writeback = tick is lfslab's earlier model (a writer past dirty_ratio writes back itself)",
     "filesystem: node blocks are always cached in memory (GC reads data and SSA blocks, not nodes); lookups hit the dcache; directory hashing uses FNV-1a, not F2FS's TEA hash, and counts free dentry slots, not contiguous runs; files are whole 4 KiB blocks (no inline data)",
     "filesystem: f2fs_balance_fs_bg's checkpoint triggers are checked after every operation (the kernel checks from the GC thread and node writeback); excess_dirty_threshold counts node pages only; the discard thread issues the 50 ms rounds since its last look together",
     "filesystem: background GC migrates a victim synchronously (the kernel dirties its pages for writeback); has_not_enough_free_secs uses the pre-5.16 form; FS GC's CPU per block and stage is the D2FS artifact's measurement of zoned F2FS on its host, applied to every design",

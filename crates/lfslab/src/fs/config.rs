@@ -367,8 +367,9 @@ pub struct FsConfig {
     pub dirty_pct: u32,
     /// Dirty pages older than this are written back (vm.dirty_expire_centisecs, 30 s).
     pub dirty_expire_s: f64,
-    /// A writer crossing dirty_background_pct starts background writeback
-    /// (wb_start_background_writeback) instead of waiting for the flusher's tick.
+    /// balance_dirty_pages as Linux runs it (`fs::dirty_balance`): a writer
+    /// crossing dirty_background_pct starts background writeback and is
+    /// throttled IO-less; false: lfslab's earlier tick model.
     #[serde(default)]
     pub writeback_on_threshold: bool,
     /// Keep the checkpoint image and node log needed to check crash
@@ -441,7 +442,7 @@ impl Default for FsConfig {
             csgc: None,
             rmipu: false,
             ext4: None,
-            writeback_on_threshold: false,
+            writeback_on_threshold: true,
             gc_engine: GcEngineConfig::default(),
             host_cores: 0,
         }

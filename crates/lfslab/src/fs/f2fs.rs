@@ -360,6 +360,16 @@ fn meta_fp(kind: u64, blk: u64, version: u64) -> Fingerprint {
     DataTag(mix64(kind ^ mix64(blk ^ mix64(version)))).block(0)
 }
 
+/// What `commit_pages` returns: when the writer had placed the pages and
+/// handed their bios to the block layer, and when the device completed them.
+struct Committed {
+    /// The end of the `f2fs_lock_op` hold: f2fs_do_write_data_page unlocks
+    /// once the block is allocated and the page queued for submission; the
+    /// I/O completes outside cp_rwsem, so a checkpoint does not wait for it.
+    submitted: SimTime,
+    done: SimTime,
+}
+
 impl<D: BlockDevice> F2fs<D> {
     /// mkfs + mount on `dev` using its whole capacity.
     pub fn format(dev: D, cfg: FsConfig) -> Result<Self, LayoutError> {
@@ -666,7 +676,7 @@ impl<D: BlockDevice> F2fs<D> {
             let tag = DataTag(mix64(self.cp_version ^ mix64(d as u64 ^ 0xD1E)));
             let pages: Vec<(u64, Fingerprint)> = blocks[i..i + n].iter().map(|&(_, idx)| (idx, tag.block(idx))).collect();
             self.note_dentry_blocks(d, &pages);
-            done = done.max(self.commit_pages(at, d, &pages, WriteKind::Writeback)?);
+            done = done.max(self.commit_pages(at, d, &pages, WriteKind::Writeback)?.done);
             i += n;
         }
         Ok(done)
@@ -1095,7 +1105,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// Give file pages their blocks and write them (F2FS `f2fs_do_write_data_page`):
     /// in place when the IPU policy says so, else a new block in the warm
     /// data log; `pages` are (file offset, content), issued in order.
-    fn commit_pages(&mut self, t: SimTime, ino: Ino, pages: &[(u64, Fingerprint)], kind: WriteKind) -> Result<SimTime, FsError> {
+    fn commit_pages(&mut self, t: SimTime, ino: Ino, pages: &[(u64, Fingerprint)], kind: WriteKind) -> Result<Committed, FsError> {
         // __get_segment_type_6: dentry blocks go to the hot data log and are
         // never updated in place (f2fs_should_update_outplace).
         let is_dir = self.is_dir(ino);
@@ -1172,7 +1182,7 @@ impl<D: BlockDevice> F2fs<D> {
         }
         let done = self.submit_writes(t, &w);
         let done = if pairs.is_empty() { done } else { self.rmipu_remap(done, &pairs) };
-        Ok(self.write_closed_summaries(done).max(done))
+        Ok(Committed { submitted: t, done: self.write_closed_summaries(done).max(done) })
     }
 
     /// Write `content.len()` blocks at block offset `off` with O_DIRECT.
@@ -1185,8 +1195,8 @@ impl<D: BlockDevice> F2fs<D> {
         self.cache.drop_range(ino, off, off + n);
         let pages: Vec<(u64, Fingerprint)> = content.iter().enumerate().map(|(i, &fp)| (off + i as u64, fp)).collect();
         self.last_req = now;
-        let done = self.commit_pages(t, ino, &pages, WriteKind::Direct)?;
-        self.cp_rwsem.read_until(done);
+        let Committed { submitted, done } = self.commit_pages(t, ino, &pages, WriteKind::Direct)?;
+        self.cp_rwsem.read_until(submitted);
         self.note_app_write(ino, off, content);
         self.d2fs_after_op(done);
         Ok(self.balance_fs_bg(done))
@@ -1205,8 +1215,8 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     /// Buffered write: the pages go to the page cache; blocks are allocated
-    /// when writeback runs (delayed allocation). A writer that pushes dirty
-    /// pages past `dirty_pct` writes back synchronously (balance_dirty_pages).
+    /// when writeback runs (delayed allocation). Then balance_dirty_pages:
+    /// see `host::background_writeback` for the two models.
     pub fn write_buffered(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
         let n = content.len() as u64;
         self.check_write(ino, off, n)?;
@@ -1218,17 +1228,7 @@ impl<D: BlockDevice> F2fs<D> {
             self.cache.write(ino, off + i as u64, fp.0, t);
         }
         self.note_app_write(ino, off, content);
-        if let Some(pages) = self.cache.over_dirty_limit(self.cfg.dirty_pct, self.cfg.dirty_background_pct) {
-            t = self.writeback(t, pages)?;
-        } else if self.cfg.writeback_on_threshold {
-            // wb_start_background_writeback: the flusher starts now, in
-            // chunks of MIN_WRITEBACK_PAGES (fs-writeback.c:
-            // writeback_chunk_size); the writer does not wait for it.
-            let excess = self.cache.over_background(self.cfg.dirty_background_pct);
-            if excess > 0 {
-                self.writeback(t, excess.max(crate::host::MIN_WRITEBACK_PAGES))?;
-            }
-        }
+        t = super::dirty_balance::balance_dirty_pages(self, t)?;
         self.d2fs_after_op(t);
         Ok(self.balance_fs_bg(t))
     }
@@ -1276,9 +1276,10 @@ impl<D: BlockDevice> F2fs<D> {
             let committed = self.balance_fs(start).and_then(|s| {
                 start = s;
                 let t = self.cp_rwsem.read_from(s);
-                let d = self.commit_pages(t, ino, chunk, kind)?;
-                self.cp_rwsem.read_until(d);
-                Ok(d)
+                let c = self.commit_pages(t, ino, chunk, kind)?;
+                self.cp_rwsem.read_until(c.submitted);
+                self.cache.note_writeback(c.submitted, c.done, chunk.len());
+                Ok(c.done)
             });
             match committed {
                 Ok(d) => done = done.max(d),
@@ -1494,6 +1495,12 @@ impl<D: BlockDevice> F2fs<D> {
         (mapped, !self.cache.is_clean(ino, off))
     }
 
+    /// For tests: (dirty pages, pages under writeback) at `now`.
+    #[cfg(test)]
+    pub(super) fn dirty_and_writeback(&mut self, now: SimTime) -> (usize, usize) {
+        (self.cache.dirty_count(), self.cache.writeback_count(now))
+    }
+
     /// Full consistency check: SIT counts, every file block's address valid
     /// and owned by its dnode slot, every node's NAT address valid.
     pub fn check_consistency(&self) -> Result<(), String> {
@@ -1533,5 +1540,17 @@ impl<D: BlockDevice> F2fs<D> {
 
     pub fn pending_discard_count(&self) -> usize {
         self.pending_discards.len()
+    }
+}
+
+impl<D: BlockDevice> super::dirty_balance::BufferedWriteback for F2fs<D> {
+    fn page_cache(&mut self) -> &mut PageCache {
+        &mut self.cache
+    }
+    fn config(&self) -> &FsConfig {
+        &self.cfg
+    }
+    fn writeback(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError> {
+        F2fs::writeback(self, now, pages)
     }
 }

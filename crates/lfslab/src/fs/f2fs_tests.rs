@@ -481,3 +481,48 @@ fn writeback_resumes_where_the_last_pass_stopped() {
     assert_eq!(fs.block_state(ino, 0), (true, true));
     assert_eq!(fs.block_state(ino, 32), (false, true));
 }
+
+/// A checkpoint takes cp_rwsem once the writers have placed their pages,
+/// not once the device has written them: f2fs_do_write_data_page drops
+/// f2fs_lock_op before the I/O completes. Its cache flush still waits for
+/// them.
+#[test]
+fn a_checkpoint_does_not_wait_on_cp_rwsem_for_data_in_flight() {
+    use crate::fs::vfs::Vfs;
+    let mut fs = F2fs::format(ssd(128), FsConfig::default()).unwrap();
+    let root = Vfs::root(&fs);
+    let (ino, t) = fs.create(SimTime::ZERO, root, "f").unwrap();
+    let t = fs.write_buffered(t, ino, 0, &content(1, 2048)).unwrap();
+    let done = fs.writeback(t, 2048).unwrap();
+    assert!(done > t, "the writeback takes device time");
+    let before = fs.lock_stats().cp_rwsem_write.wait_ns;
+    let end = fs.checkpoint(t);
+    let waited = fs.lock_stats().cp_rwsem_write.wait_ns - before;
+    assert!(waited * 10 < (done - t).ns(), "cp_rwsem waited {waited} ns of the {} ns the writes take", (done - t).ns());
+    assert!(end >= done, "the checkpoint's flush waits for the writes");
+}
+
+/// IO-less dirty throttling (balance_dirty_pages since Linux 3.2): a writer
+/// that dirties pages faster than the device writes them sleeps while dirty
+/// plus under-writeback pages are above the setpoint, so it never runs more
+/// than that far ahead of the device; it writes nothing back itself.
+#[test]
+fn a_writer_ahead_of_the_device_sleeps_until_writeback_completes() {
+    use crate::fs::vfs::Vfs;
+    let cfg = FsConfig { page_cache_pages: 1000, writeback_on_threshold: true, ..FsConfig::default() };
+    // setpoint = ((100 + 200) / 2 + 200) / 2 = 175 pages.
+    let mut fs = F2fs::format(ssd(128), cfg).unwrap();
+    let root = Vfs::root(&fs);
+    let (ino, mut t) = fs.create(SimTime::ZERO, root, "f").unwrap();
+    let mut slept = 0;
+    for off in 0..4000 {
+        let start = t;
+        t = fs.write_buffered(t, ino, off, &content(off, 1)).unwrap();
+        let (dirty, writeback) = fs.dirty_and_writeback(t);
+        assert!(dirty + writeback <= 175, "write {off}: {dirty} dirty + {writeback} under writeback");
+        if t - start > crate::sim::SimDuration::from_us(50) {
+            slept += 1;
+        }
+    }
+    assert!(slept > 0, "the writer never waited for the device");
+}

@@ -4,6 +4,7 @@
 mod any;
 mod config;
 mod chunked;
+mod dirty_balance;
 mod dirty_segmap;
 mod discard_queue;
 mod id_set;

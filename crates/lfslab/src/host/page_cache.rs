@@ -16,6 +16,7 @@
 use crate::sim::SimTime;
 use serde::Serialize;
 use super::page_index::PageIndex;
+use super::under_writeback::UnderWriteback;
 
 /// fs-writeback.c MIN_WRITEBACK_PAGES: 4 MiB of 4 KiB pages, the smallest
 /// chunk background writeback takes.
@@ -164,6 +165,8 @@ pub struct PageCache {
     /// is clean, as the address_space keeps it.
     writeback_index: BTreeMap<u32, u64>,
     dirty_count: usize,
+    /// Pages taken for writeback whose writes have not completed.
+    under_writeback: UnderWriteback,
     pub stats: PageCacheStats,
 }
 
@@ -184,6 +187,7 @@ impl PageCache {
             dirty: BTreeMap::new(),
             writeback_index: BTreeMap::new(),
             dirty_count: 0,
+            under_writeback: UnderWriteback::default(),
             stats: PageCacheStats::default(),
         }
     }
@@ -436,6 +440,38 @@ impl PageCache {
         let limit = self.capacity() * dirty_pct as usize / 100;
         let target = self.capacity() * background_pct as usize / 100;
         (self.dirty_count() > limit).then(|| self.dirty_count() - target)
+    }
+
+    /// `pages` taken for writeback at `now` are written by `done`; until
+    /// then they count against the dirty limits (NR_WRITEBACK).
+    pub fn note_writeback(&mut self, now: SimTime, done: SimTime, pages: usize) {
+        self.under_writeback.add(now, done, pages);
+    }
+
+    /// Pages under writeback at `now`.
+    pub fn writeback_count(&mut self, now: SimTime) -> usize {
+        self.under_writeback.settle(now);
+        self.under_writeback.pages()
+    }
+
+    /// IO-less balance_dirty_pages (Linux 3.2 and later): when a writer at
+    /// `now` finds the dirty pages plus those under writeback above the
+    /// control setpoint, it sleeps while the flusher's writes complete, and
+    /// returns when they are back at the setpoint; it writes nothing itself.
+    /// The kernel paces the sleeps so the dirty count hovers around
+    /// `setpoint = (freerun + limit) / 2`, `freerun = (background + limit) /
+    /// 2` (pos_ratio_polynom, dirty_freerun_ceiling); here the writer sleeps
+    /// exactly until the count is back at it, not for the kernel's rate-based
+    /// pauses (simplified).
+    pub fn dirty_throttle(&mut self, now: SimTime, dirty_pct: u32, background_pct: u32) -> SimTime {
+        let limit = self.capacity() * dirty_pct as usize / 100;
+        let background = self.capacity() * background_pct as usize / 100;
+        let setpoint = ((background + limit) / 2 + limit) / 2;
+        self.under_writeback.settle(now);
+        if self.dirty_count + self.under_writeback.pages() <= setpoint {
+            return now;
+        }
+        self.under_writeback.until_at_most(now, setpoint.saturating_sub(self.dirty_count))
     }
 
     /// Pages above `background_pct` (what background writeback would take).

@@ -205,10 +205,12 @@ pub struct HostSection {
     /// vm.dirty_expire in seconds (default 30).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_expire_s: Option<f64>,
-    /// When background writeback starts: "tick" (default: the flusher
-    /// looks at each daemon tick) or "threshold" (as Linux: a writer that
-    /// crosses dirty_background_ratio starts it, wb_start_background_writeback,
-    /// and goes on without waiting).
+    /// How balance_dirty_pages runs (fs/dirty_balance.rs): "threshold"
+    /// (default, as Linux 3.2 and later: a writer that crosses
+    /// dirty_background_ratio starts the flusher and goes on; writers sleep
+    /// while dirty plus under-writeback pages are above the control setpoint)
+    /// or "tick" (lfslab's earlier model: the flusher looks at each daemon
+    /// tick; a writer past dirty_ratio writes back itself).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub background_writeback: Option<String>,
     /// CPU cores application threads and GC workers share (default 0 =

@@ -690,7 +690,7 @@ fn resolve_fs(
         ));
     }
     let dirty_expire_s = finite_in("host.dirty_expire_s", *host.dirty_expire_s.get_or_insert(30.0), 0.001, 1e6)?;
-    let bw_text = host.background_writeback.get_or_insert_with(|| "tick".into()).clone();
+    let bw_text = host.background_writeback.get_or_insert_with(|| "threshold".into()).clone();
     let on_threshold = match bw_text.as_str() {
         "tick" => false,
         "threshold" => true,

@@ -657,12 +657,12 @@ impl<D: BlockDevice> Ext4<D> {
         Ok(done)
     }
 
-    /// Buffered write: into the page cache (delayed allocation); a writer
-    /// past dirty_ratio writes back synchronously (balance_dirty_pages).
+    /// Buffered write: into the page cache (delayed allocation), then
+    /// balance_dirty_pages (`fs::dirty_balance`).
     pub fn write_buffered(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
         let n = content.len() as u64;
         self.check_write(ino, off, n)?;
-        let mut t = self.handle(now) + self.cpu(n);
+        let t = self.handle(now) + self.cpu(n);
         for (i, fp) in content.iter().enumerate() {
             self.cache.write(ino, off + i as u64, fp.0, t);
         }
@@ -672,18 +672,7 @@ impl<D: BlockDevice> Ext4<D> {
             self.dirty_inode(ino, t, false);
         }
         self.touch_times(ino, t);
-        if let Some(pages) = self.cache.over_dirty_limit(self.cfg.dirty_pct, self.cfg.dirty_background_pct) {
-            t = self.writeback(t, pages)?;
-        } else if self.cfg.writeback_on_threshold {
-            // wb_start_background_writeback: the flusher starts now, in
-            // chunks of MIN_WRITEBACK_PAGES (fs-writeback.c:
-            // writeback_chunk_size); the writer does not wait for it.
-            let excess = self.cache.over_background(self.cfg.dirty_background_pct);
-            if excess > 0 {
-                self.writeback(t, excess.max(crate::host::MIN_WRITEBACK_PAGES))?;
-            }
-        }
-        Ok(t)
+        super::dirty_balance::balance_dirty_pages(self, t)
     }
 
     /// Write back about `pages` dirty pages, oldest-dirtied files first,
@@ -714,7 +703,10 @@ impl<D: BlockDevice> Ext4<D> {
         }
         let pages: Vec<(u64, Fingerprint)> = dirty.iter().map(|&(o, fp)| (o, Fingerprint(fp))).collect();
         match self.write_pages(now, ino, &pages) {
-            Ok(t) => Ok(t),
+            Ok(t) => {
+                self.cache.note_writeback(now, t, pages.len());
+                Ok(t)
+            }
             Err(e) => {
                 for &(off, fp) in &dirty {
                     self.cache.redirty(ino, off, fp, now);
@@ -1189,3 +1181,15 @@ impl<D: BlockDevice> Vfs for Ext4<D> {
 
 #[cfg(test)]
 mod tests;
+
+impl<D: BlockDevice> super::dirty_balance::BufferedWriteback for Ext4<D> {
+    fn page_cache(&mut self) -> &mut PageCache {
+        &mut self.cache
+    }
+    fn config(&self) -> &FsConfig {
+        &self.cfg
+    }
+    fn writeback(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError> {
+        Ext4::writeback(self, now, pages)
+    }
+}
