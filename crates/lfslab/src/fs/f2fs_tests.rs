@@ -526,3 +526,40 @@ fn a_writer_ahead_of_the_device_sleeps_until_writeback_completes() {
     }
     assert!(slept > 0, "the writer never waited for the device");
 }
+
+/// A buffered write does not wait for a checkpoint in progress: it maps its
+/// page under node_change (f2fs_map_lock with F2FS_GET_BLOCK_PRE_AIO), not
+/// cp_rwsem; its block comes at writeback.
+#[test]
+fn a_buffered_write_does_not_wait_for_a_checkpoint() {
+    use crate::fs::vfs::Vfs;
+    let mut fs = F2fs::format(ssd(128), FsConfig::default()).unwrap();
+    let root = Vfs::root(&fs);
+    let (ino, t) = fs.create(SimTime::ZERO, root, "f").unwrap();
+    let t = fs.write_buffered(t, ino, 0, &content(1, 2048)).unwrap();
+    fs.writeback(t, 2048).unwrap();
+    let cp_end = fs.checkpoint(t);
+    assert!(cp_end > t + crate::sim::SimDuration::from_us(100), "the checkpoint waits for the device");
+    let w = fs.write_buffered(t, ino, 7, &content(2, 1)).unwrap();
+    assert!(w < cp_end, "the write returned at {w:?}, after the checkpoint's end {cp_end:?}");
+}
+
+/// A checkpoint that f2fs_balance_fs_bg's checks start at the end of a
+/// call runs beside the caller (the kernel runs it on the GC thread or in
+/// node writeback): the call returns without it, and the checkpoint still
+/// holds cp_rwsem, so a second one waits for it.
+#[test]
+fn a_checkpoint_balance_fs_bg_starts_runs_beside_the_caller() {
+    use crate::fs::vfs::Vfs;
+    let mut cfg = FsConfig::default();
+    cfg.tuning.dirty_nodes_pages = 1;
+    let mut fs = F2fs::format(ssd(128), cfg).unwrap();
+    let root = Vfs::root(&fs);
+    let (ino, t) = fs.create(SimTime::ZERO, root, "f").unwrap();
+    let cps = fs.stats().checkpoints;
+    let w = fs.write(t, ino, 0, &content(1, 512)).unwrap();
+    assert_eq!(fs.stats().checkpoints, cps + 1, "the dirty node started a checkpoint");
+    let waited = fs.lock_stats().cp_rwsem_write.wait_ns;
+    fs.checkpoint(w);
+    assert!(fs.lock_stats().cp_rwsem_write.wait_ns > waited, "the first checkpoint had ended when the write returned");
+}
