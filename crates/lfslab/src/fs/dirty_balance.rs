@@ -25,31 +25,22 @@ pub(crate) trait BufferedWriteback {
     /// Write back about `pages` dirty pages (the flusher's range-cyclic
     /// pass); returns when they complete.
     fn writeback(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError>;
-    /// `writeback` as the flusher thread runs it: returns when the pass has
-    /// handed its last page to the block layer (it does not wait for the
-    /// device, but it does wait for locks such as cp_rwsem).
-    fn writeback_pass(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError>;
 }
 
 /// Run after a writer dirtied pages at `t`; returns when the writer goes on.
 pub(crate) fn balance_dirty_pages<F: BufferedWriteback>(fs: &mut F, t: SimTime) -> Result<SimTime, FsError> {
     let (background, limit) = (fs.config().dirty_background_pct, fs.config().dirty_pct);
     if !fs.config().writeback_on_threshold {
-        fs.page_cache().writeback_count(t); // settles, so the record stays short
         return match fs.page_cache().over_dirty_limit(limit, background) {
             Some(pages) => fs.writeback(t, pages),
             None => Ok(t),
         };
     }
     // The flusher goes in chunks of MIN_WRITEBACK_PAGES (fs-writeback.c
-    // writeback_chunk_size); the writer does not wait for it. One flusher
-    // thread per device (wb_workfn): a pass starts when the last one has
-    // submitted its pages, and dirty pages wait for it.
+    // writeback_chunk_size); the writer does not wait for it.
     let excess = fs.page_cache().over_background(background);
-    if excess > 0 && fs.page_cache().flusher_free_at <= t {
-        let start = t;
-        let end = fs.writeback_pass(start, excess.max(MIN_WRITEBACK_PAGES))?;
-        fs.page_cache().flusher_free_at = end;
+    if excess > 0 {
+        fs.writeback(t, excess.max(MIN_WRITEBACK_PAGES))?;
     }
     Ok(fs.page_cache().dirty_throttle(t, limit, background))
 }

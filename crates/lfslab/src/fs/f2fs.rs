@@ -333,8 +333,6 @@ pub struct F2fs<D: BlockDevice> {
     last_req: SimTime,
     /// When the last I/O the filesystem submitted completes (`is_inflight_io`).
     io_busy_until: SimTime,
-    /// The last page of the current writeback pass handed to the block layer.
-    pass_submitted: SimTime,
     /// Background GC thread: its sleep and next wakeup (`gc_thread_func`).
     gc_wait_ms: u64,
     gc_wake_at: SimTime,
@@ -452,7 +450,6 @@ impl<D: BlockDevice> F2fs<D> {
             last_cp: SimTime::ZERO,
             last_req: SimTime::ZERO,
             io_busy_until: SimTime::ZERO,
-            pass_submitted: SimTime::ZERO,
             gc_wait_ms: gc_min,
             gc_wake_at: SimTime::ZERO + SimDuration::from_ms(gc_min),
             discard_ran: SimTime::ZERO,
@@ -1202,7 +1199,7 @@ impl<D: BlockDevice> F2fs<D> {
         self.cp_rwsem.read_until(submitted);
         self.note_app_write(ino, off, content);
         self.d2fs_after_op(done);
-        Ok(self.balance_fs_bg_behind(done))
+        Ok(self.balance_fs_bg(done))
     }
 
     /// Hint that page `off` of `ino` will be written or read soon, in two
@@ -1218,20 +1215,14 @@ impl<D: BlockDevice> F2fs<D> {
     }
 
     /// Buffered write: the pages go to the page cache; blocks are allocated
-    /// when writeback runs (delayed allocation). Then balance_dirty_pages
-    /// (`fs::dirty_balance`).
-    ///
-    /// No cp_rwsem: f2fs_write_begin maps the page under f2fs_map_lock with
-    /// F2FS_GET_BLOCK_PRE_AIO, which takes node_change, not f2fs_lock_op; a
-    /// checkpoint holds node_change only while block_operations submits the
-    /// dirty nodes (instantaneous here), so a buffered writer does not wait
-    /// for a checkpoint. Its blocks are allocated at writeback, under
-    /// f2fs_lock_op (`commit_pages`).
+    /// when writeback runs (delayed allocation). Then balance_dirty_pages:
+    /// see `host::background_writeback` for the two models.
     pub fn write_buffered(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
         let n = content.len() as u64;
         self.check_write(ino, off, n)?;
         let t0 = self.buffered_write_balance(now)?;
-        let mut t = t0 + self.cpu(n);
+        let mut t = self.cp_rwsem.read_from(t0) + self.cpu(n);
+        self.cp_rwsem.read_until(t);
         self.last_req = now;
         for (i, fp) in content.iter().enumerate() {
             self.cache.write(ino, off + i as u64, fp.0, t);
@@ -1239,7 +1230,7 @@ impl<D: BlockDevice> F2fs<D> {
         self.note_app_write(ino, off, content);
         t = super::dirty_balance::balance_dirty_pages(self, t)?;
         self.d2fs_after_op(t);
-        Ok(self.balance_fs_bg_behind(t))
+        Ok(self.balance_fs_bg(t))
     }
 
     /// Write back about `pages` dirty pages, oldest-dirtied files first, each
@@ -1288,7 +1279,6 @@ impl<D: BlockDevice> F2fs<D> {
                 let c = self.commit_pages(t, ino, chunk, kind)?;
                 self.cp_rwsem.read_until(c.submitted);
                 self.cache.note_writeback(c.submitted, c.done, chunk.len());
-                self.pass_submitted = self.pass_submitted.max(c.submitted);
                 Ok(c.done)
             });
             match committed {
@@ -1562,10 +1552,5 @@ impl<D: BlockDevice> super::dirty_balance::BufferedWriteback for F2fs<D> {
     }
     fn writeback(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError> {
         F2fs::writeback(self, now, pages)
-    }
-    fn writeback_pass(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError> {
-        self.pass_submitted = now;
-        F2fs::writeback(self, now, pages)?;
-        Ok(self.pass_submitted)
     }
 }

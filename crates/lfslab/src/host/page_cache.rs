@@ -167,9 +167,6 @@ pub struct PageCache {
     dirty_count: usize,
     /// Pages taken for writeback whose writes have not completed.
     under_writeback: UnderWriteback,
-    /// When the flusher thread (wb_workfn) has submitted its current pass
-    /// and can take more background work.
-    pub flusher_free_at: SimTime,
     pub stats: PageCacheStats,
 }
 
@@ -191,7 +188,6 @@ impl PageCache {
             writeback_index: BTreeMap::new(),
             dirty_count: 0,
             under_writeback: UnderWriteback::default(),
-            flusher_free_at: SimTime::ZERO,
             stats: PageCacheStats::default(),
         }
     }

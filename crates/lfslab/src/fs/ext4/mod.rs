@@ -1192,8 +1192,4 @@ impl<D: BlockDevice> super::dirty_balance::BufferedWriteback for Ext4<D> {
     fn writeback(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError> {
         Ext4::writeback(self, now, pages)
     }
-    /// ext4's pages are submitted at `now` here (no lock in its write path waits).
-    fn writeback_pass(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError> {
-        Ext4::writeback(self, now, pages).map(|_| now)
-    }
 }

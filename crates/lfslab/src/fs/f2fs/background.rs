@@ -17,8 +17,7 @@
 //!
 //! Simplified, and said so here: the excess checks run after every
 //! operation (the kernel runs them from the GC thread and node writeback, a
-//! few seconds apart), and a checkpoint they start runs beside the caller,
-//! as on those threads (`balance_fs_bg_behind`); background GC migrates synchronously (the kernel
+//! few seconds apart); background GC migrates synchronously (the kernel
 //! marks BG-collected pages dirty for writeback); the discard thread's
 //! rounds since its last look are issued together; `excess_dirty_threshold`
 //! is modelled for node pages only (dentries, quota and inode metadata
@@ -56,16 +55,6 @@ impl<D: BlockDevice> F2fs<D> {
             0 => default_reclaim_segments(self.layout.main_segments, MAX_RECLAIM_PREFREE_SEGMENTS),
             n => n as u64,
         }
-    }
-
-    /// `f2fs_balance_fs_bg` checked at the end of an application's call:
-    /// a checkpoint it starts runs on the thread the kernel runs it from
-    /// (the GC thread, or node writeback in the flusher), so the caller goes
-    /// on at `now`; the checkpoint holds cp_rwsem until it ends, which is
-    /// what a later caller needing it waits for.
-    pub(super) fn balance_fs_bg_behind(&mut self, now: SimTime) -> SimTime {
-        self.balance_fs_bg(now);
-        now
     }
 
     /// `is_inflight_io`: an I/O the filesystem submitted has not completed.

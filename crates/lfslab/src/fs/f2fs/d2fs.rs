@@ -303,10 +303,7 @@ impl<D: BlockDevice> F2fs<D> {
             n => d.dead_since_cp >= n,
         };
         if due {
-            // excess_prefree_segs sits in f2fs_balance_fs_bg: the checkpoint
-            // runs on the GC thread or in node writeback, not in this caller,
-            // which meets it only through cp_rwsem (as `balance_fs_bg_behind`).
-            self.checkpoint(t);
+            t = self.checkpoint(t);
         }
         // The artifact's write stall (VOLFS_WRITE_STALL in f2fs_balance_fs,
         // segment.c; has_not_enough_free_secs_in_regular_region, segment.h):
