@@ -367,6 +367,10 @@ pub struct FsConfig {
     pub dirty_pct: u32,
     /// Dirty pages older than this are written back (vm.dirty_expire_centisecs, 30 s).
     pub dirty_expire_s: f64,
+    /// The flusher's kupdate-style writeback runs at most this often
+    /// (vm.dirty_writeback_centisecs, 5 s).
+    #[serde(default = "default_dirty_writeback_s")]
+    pub dirty_writeback_s: f64,
     /// balance_dirty_pages as Linux runs it (`fs::dirty_balance`): a writer
     /// crossing dirty_background_pct starts background writeback and is
     /// throttled IO-less; false: lfslab's earlier tick model.
@@ -435,6 +439,7 @@ impl Default for FsConfig {
             dirty_background_pct: 10,
             dirty_pct: 20,
             dirty_expire_s: 30.0,
+            dirty_writeback_s: default_dirty_writeback_s(),
             track_recovery: false,
             d2fs: None,
             zoned: false,
@@ -447,4 +452,8 @@ impl Default for FsConfig {
             host_cores: 0,
         }
     }
+}
+
+fn default_dirty_writeback_s() -> f64 {
+    5.0
 }

@@ -1278,7 +1278,7 @@ impl<D: BlockDevice> F2fs<D> {
                 let t = self.cp_rwsem.read_from(s);
                 let c = self.commit_pages(t, ino, chunk, kind)?;
                 self.cp_rwsem.read_until(c.submitted);
-                self.cache.note_writeback(c.submitted, c.done, chunk.len());
+                self.cache.note_writeback(ino, c.submitted, c.submitted, c.done, chunk.len());
                 Ok(c.done)
             });
             match committed {
@@ -1353,7 +1353,8 @@ impl<D: BlockDevice> F2fs<D> {
     /// under the background threshold. Runs beside the application.
     pub fn flusher(&mut self, now: SimTime) -> Result<SimTime, FsError> {
         let expire = SimDuration::from_secs_f64(self.cfg.dirty_expire_s);
-        let (excess, expired) = self.cache.flusher_work(now, self.cfg.dirty_background_pct, expire);
+        let interval = SimDuration::from_secs_f64(self.cfg.dirty_writeback_s);
+        let (excess, expired) = self.cache.flusher_work(now, self.cfg.dirty_background_pct, expire, interval);
         let mut t = if excess > 0 { self.writeback(now, excess)? } else { now };
         for ino in expired {
             // kupdate: range-cyclic, as many pages as are dirty.

@@ -167,6 +167,14 @@ pub struct PageCache {
     dirty_count: usize,
     /// Pages taken for writeback whose writes have not completed.
     under_writeback: UnderWriteback,
+    /// Files a writeback left clean: (when they were first dirtied, when
+    /// that writeback finished submitting). A file dirtied again before
+    /// then keeps its dirtied_when, as the kernel's inode does: I_DIRTY_PAGES
+    /// is cleared only after do_writepages returns (__writeback_single_inode),
+    /// so __mark_inode_dirty finds it still set and leaves dirtied_when alone.
+    written_back: BTreeMap<u32, (SimTime, SimTime)>,
+    /// When kupdate-style writeback last ran (`wb->last_old_flush`).
+    last_old_flush: SimTime,
     pub stats: PageCacheStats,
 }
 
@@ -188,6 +196,8 @@ impl PageCache {
             writeback_index: BTreeMap::new(),
             dirty_count: 0,
             under_writeback: UnderWriteback::default(),
+            written_back: BTreeMap::new(),
+            last_old_flush: SimTime::ZERO,
             stats: PageCacheStats::default(),
         }
     }
@@ -400,7 +410,17 @@ impl PageCache {
     /// Count a page that just became dirty and list it under its file.
     fn mark_dirty(&mut self, (ino, off): Key, now: SimTime) {
         self.dirty_count += 1;
-        self.dirty.entry(ino).or_insert_with(|| DirtyFile { since: now, chunks: Vec::new(), count: 0 }).insert(off);
+        let f = match self.dirty.entry(ino) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                let since = match self.written_back.remove(&ino) {
+                    Some((since, until)) if now < until => since,
+                    _ => now,
+                };
+                e.insert(DirtyFile { since, chunks: Vec::new(), count: 0 })
+            }
+        };
+        f.insert(off);
     }
 
     /// Put back a page taken for writeback that was not written
@@ -419,7 +439,9 @@ impl PageCache {
                 self.dirty_count -= 1;
             }
             if f.count == 0 {
+                let since = f.since;
                 self.dirty.remove(&ino);
+                self.written_back.insert(ino, (since, SimTime::ZERO));
             }
         }
     }
@@ -442,10 +464,15 @@ impl PageCache {
         (self.dirty_count() > limit).then(|| self.dirty_count() - target)
     }
 
-    /// `pages` taken for writeback at `now` are written by `done`; until
-    /// then they count against the dirty limits (NR_WRITEBACK).
-    pub fn note_writeback(&mut self, now: SimTime, done: SimTime, pages: usize) {
+    /// `pages` of `ino` taken for writeback at `now` are submitted by
+    /// `submitted` and written by `done`; until then they count against the
+    /// dirty limits (NR_WRITEBACK). A file the writeback left clean keeps
+    /// its dirtied_when if it is dirtied again before `submitted`.
+    pub fn note_writeback(&mut self, ino: u32, now: SimTime, submitted: SimTime, done: SimTime, pages: usize) {
         self.under_writeback.add(now, done, pages);
+        if let Some((_, until)) = self.written_back.get_mut(&ino) {
+            *until = (*until).max(submitted);
+        }
     }
 
     /// Pages under writeback at `now`.
@@ -481,11 +508,23 @@ impl PageCache {
     }
 
     /// The flusher's work at `now` (wb_workfn): pages to write back to get
-    /// under `background_pct`, and the files whose pages were dirtied
-    /// `expire` or longer ago.
-    pub fn flusher_work(&self, now: SimTime, background_pct: u32, expire: crate::sim::SimDuration) -> (usize, Vec<u32>) {
+    /// under `background_pct`, and the files first dirtied `expire` or
+    /// longer ago. The second is kupdate's, which runs at most once per
+    /// `interval` (wb_check_old_data_flush and `wb->last_old_flush`,
+    /// vm.dirty_writeback_centisecs); between two, no file is expired.
+    pub fn flusher_work(
+        &mut self,
+        now: SimTime,
+        background_pct: u32,
+        expire: crate::sim::SimDuration,
+        interval: crate::sim::SimDuration,
+    ) -> (usize, Vec<u32>) {
         let background = self.capacity() * background_pct as usize / 100;
         let excess = self.dirty_count().saturating_sub(background);
+        if now < self.last_old_flush + interval {
+            return (excess, Vec::new());
+        }
+        self.last_old_flush = now;
         let expired = self.dirty_files().into_iter().filter(|&(_, at)| now.saturating_since(at) >= expire).map(|(i, _)| i).collect();
         (excess, expired)
     }
@@ -573,6 +612,10 @@ impl PageCache {
         };
         for &k in &victims {
             self.unmark_dirty(k);
+        }
+        if from == 0 {
+            // Nothing of the file is left to write back (truncate to 0, unlink).
+            self.written_back.remove(&ino);
         }
         // Clean pages: short ranges (direct I/O) by key, long ones (truncate) by an LRU walk.
         if to.saturating_sub(from) <= 4096 {
@@ -674,5 +717,39 @@ mod tests {
         c.write(5, 0, 7, SimTime(3));
         c.insert_clean(5, 0, 6);
         assert_eq!(c.get(5, 0), Some(7));
+    }
+
+    #[test]
+    fn a_file_dirtied_during_its_writeback_keeps_its_dirtied_when() {
+        use crate::sim::SimDuration;
+        let s = |x: u64| SimTime::ZERO + SimDuration::from_secs(x);
+        let ms = |m: u64| SimTime::ZERO + SimDuration::from_ms(m);
+        let mut c = PageCache::new(100);
+        c.write(3, 0, 1, s(1));
+        c.write(3, 1, 2, s(2));
+        // A pass at 10 s takes every page; it finishes submitting at 12 s.
+        assert_eq!(c.take_dirty_cyclic(3, usize::MAX).len(), 2);
+        c.note_writeback(3, s(10), s(12), s(13), 2);
+        assert!(!c.has_dirty(3));
+        // Dirtied again at 11.5 s: the inode was still I_DIRTY_PAGES.
+        c.write(3, 5, 3, ms(11_500));
+        assert_eq!(c.dirty_files(), vec![(3, s(1))]);
+        // Once clean after a pass that ended, a new dirtying starts afresh.
+        c.take_dirty(3, usize::MAX);
+        c.note_writeback(3, s(20), s(20), s(21), 1);
+        c.write(3, 6, 4, s(21));
+        assert_eq!(c.dirty_files(), vec![(3, s(21))]);
+    }
+
+    #[test]
+    fn kupdate_looks_for_expired_files_once_per_interval() {
+        use crate::sim::SimDuration;
+        let (s, d) = (|x: u64| SimTime::ZERO + SimDuration::from_secs(x), SimDuration::from_secs);
+        let mut c = PageCache::new(100);
+        c.write(1, 0, 1, s(0));
+        assert_eq!(c.flusher_work(s(31), 10, d(30), d(5)), (0, vec![1]));
+        // wb->last_old_flush is 31 s: nothing is expired before 36 s.
+        assert_eq!(c.flusher_work(s(33), 10, d(30), d(5)), (0, vec![]));
+        assert_eq!(c.flusher_work(s(36), 10, d(30), d(5)), (0, vec![1]));
     }
 }

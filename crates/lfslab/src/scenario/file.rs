@@ -35,8 +35,11 @@ pub struct ScenarioFile {
     /// 0.0625 = a 16 GiB run of a 256 GiB experiment). F2FS derives its
     /// size-dependent tuning (f2fs_tuning_parameters) from the volume the
     /// run stands for and scales its absolute thresholds (dirty nodes,
-    /// prefree segments, victim search) by this factor. `compare --scale`
-    /// multiplies it.
+    /// prefree segments, victim search) by this factor, and the kernel's
+    /// writeback and checkpoint periods (dirty_expire, dirty_writeback,
+    /// cp_interval, jbd2's commit) with them: the run's time is scaled as
+    /// its volume, so a period's dirty data stays the same share of the
+    /// volume. `compare --scale` multiplies it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub volume_scale: Option<f64>,
     #[serde(default)]
@@ -202,9 +205,13 @@ pub struct HostSection {
     /// vm.dirty_ratio, percent of the page cache (default 20).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_ratio: Option<u32>,
-    /// vm.dirty_expire in seconds (default 30).
+    /// vm.dirty_expire in seconds (default 30 x volume_scale).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_expire_s: Option<f64>,
+    /// vm.dirty_writeback in seconds: how often the flusher's kupdate-style
+    /// writeback looks for expired files (default 5 x volume_scale).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_writeback_s: Option<f64>,
     /// How balance_dirty_pages runs (fs/dirty_balance.rs): "threshold"
     /// (default, as Linux 3.2 and later: a writer that crosses
     /// dirty_background_ratio starts the flusher and goes on; writers sleep
@@ -446,7 +453,8 @@ pub struct FsSection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bg_gc: Option<bool>,
     /// sysfs cp_interval: periodic checkpoint interval in seconds (default
-    /// 60), taken only once the filesystem is idle (f2fs_balance_fs_bg).
+    /// 60 x volume_scale), taken only once the filesystem is idle
+    /// (f2fs_balance_fs_bg).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cp_interval_s: Option<f64>,
     /// Host CPU ns per file system call (default 1000).
@@ -482,7 +490,8 @@ pub struct FsSection {
     /// Host CPU ns per block allocated under a log's curseg mutex (default 100).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alloc_ns: Option<u64>,
-    /// ext4: jbd2 commit interval in seconds (mount option commit=, default 5).
+    /// ext4: jbd2 commit interval in seconds (mount option commit=, default
+    /// 5 x volume_scale).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub commit_interval_s: Option<f64>,
     /// ext4: journal size in MiB (default: mke2fs's for the volume the run
@@ -543,7 +552,8 @@ pub struct FsSection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lock_wake_ns: Option<u64>,
     /// How often the simulated background threads (flusher, GC thread,
-    /// discard thread, checkpoint balance) look at the clock, in ms (default 1000).
+    /// discard thread, checkpoint balance) look at the clock, in ms (default
+    /// 1000 x volume_scale, at most 1000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub daemon_interval_ms: Option<f64>,
 }

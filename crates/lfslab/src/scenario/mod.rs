@@ -689,7 +689,10 @@ fn resolve_fs(
             format!("must be 1..=100 and at least host.dirty_background_ratio ({dirty_bg})"),
         ));
     }
-    let dirty_expire_s = finite_in("host.dirty_expire_s", *host.dirty_expire_s.get_or_insert(30.0), 0.001, 1e6)?;
+    // The kernel's periods are scaled with the volume (see `period`).
+    let dirty_expire_s = finite_in("host.dirty_expire_s", *host.dirty_expire_s.get_or_insert(period(30.0, volume_scale)), 1e-6, 1e6)?;
+    let dirty_writeback_s =
+        finite_in("host.dirty_writeback_s", *host.dirty_writeback_s.get_or_insert(period(5.0, volume_scale)), 1e-6, 1e6)?;
     let bw_text = host.background_writeback.get_or_insert_with(|| "threshold".into()).clone();
     let on_threshold = match bw_text.as_str() {
         "tick" => false,
@@ -698,7 +701,7 @@ fn resolve_fs(
     };
     let kind = f.kind.get_or_insert_with(|| "f2fs".into()).clone();
     if kind == "ext4" {
-        let common = CommonFs { cache_mib, dirty_bg, dirty, dirty_expire_s, on_threshold };
+        let common = CommonFs { cache_mib, dirty_bg, dirty, dirty_expire_s, dirty_writeback_s, on_threshold };
         if let Some(c) = host.cores.filter(|&c| c > 0) {
             return Err(ScenarioError::invalid("host.cores", c, "is modelled for the F2FS family's GC workers only; leave it 0 with ext4"));
         }
@@ -846,7 +849,7 @@ fn resolve_fs(
         discard,
         bg_gc: *f.bg_gc.get_or_insert(true),
         tuning,
-        cp_interval_s: finite_in("fs.cp_interval_s", *f.cp_interval_s.get_or_insert(60.0), 0.001, 1e6)?,
+        cp_interval_s: finite_in("fs.cp_interval_s", *f.cp_interval_s.get_or_insert(period(60.0, volume_scale)), 1e-6, 1e6)?,
         dirty_nats_ratio: {
             let r = *f.dirty_nats_ratio.get_or_insert(10);
             if r == 0 || r > 100 {
@@ -870,6 +873,7 @@ fn resolve_fs(
         dirty_background_pct: dirty_bg,
         dirty_pct: dirty,
         dirty_expire_s,
+        dirty_writeback_s,
         writeback_on_threshold: on_threshold,
         track_recovery: false,
         d2fs: None,
@@ -918,7 +922,7 @@ fn resolve_fs(
         };
         ScenarioError::invalid(field, partition_gib, msg)
     })?;
-    let daemon_ms = finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(1000.0), 1.0, 3.6e6)?;
+    let daemon_ms = finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(period(1000.0, volume_scale.min(1.0)).max(1.0)), 1.0, 3.6e6)?;
     let mut user_blocks = layout.user_blocks;
     let mut coupled = None;
     if let Some((regular, gc)) = d2fs_parts {
@@ -1053,6 +1057,7 @@ struct CommonFs {
     dirty_bg: u32,
     dirty: u32,
     dirty_expire_s: f64,
+    dirty_writeback_s: f64,
     on_threshold: bool,
 }
 
@@ -1121,7 +1126,7 @@ fn resolve_ext4(f: &mut FsSection, device_blocks: u64, volume_scale: f64, c: Com
             ))
         }
     };
-    let commit = finite_in("fs.commit_interval_s", *f.commit_interval_s.get_or_insert(5.0), 0.001, 1e6)?;
+    let commit = finite_in("fs.commit_interval_s", *f.commit_interval_s.get_or_insert(period(5.0, volume_scale)), 1e-6, 1e6)?;
     // mke2fs sizes the journal for the volume; a scaled run keeps the
     // represented volume's journal-to-volume ratio.
     let journal_mib = *f.journal_mib.get_or_insert_with(|| {
@@ -1154,11 +1159,12 @@ fn resolve_ext4(f: &mut FsSection, device_blocks: u64, volume_scale: f64, c: Com
         dirty_background_pct: c.dirty_bg,
         dirty_pct: c.dirty,
         dirty_expire_s: c.dirty_expire_s,
+        dirty_writeback_s: c.dirty_writeback_s,
         writeback_on_threshold: c.on_threshold,
         ext4: Some(opts),
         ..FsConfig::default()
     };
-    let daemon_ms = finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(1000.0), 1.0, 3.6e6)?;
+    let daemon_ms = finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(period(1000.0, volume_scale.min(1.0)).max(1.0)), 1.0, 3.6e6)?;
     let meta: u64 = layout.metadata_ranges().iter().map(|r| r.1).sum();
     Ok(FsScenario {
         config,
@@ -1168,6 +1174,22 @@ fn resolve_ext4(f: &mut FsSection, device_blocks: u64, volume_scale: f64, c: Com
         coupled: None,
         csd: None,
     })
+}
+
+/// A kernel period (vm.dirty_expire_centisecs, vm.dirty_writeback_centisecs,
+/// F2FS's cp_interval, jbd2's commit interval, and the daemon tick that
+/// polls them) in a run that stands for a volume `1 / volume_scale` times
+/// its size. Such a run's runtime is scaled as its volume is while the
+/// device keeps its speed, so a period's worth of writes is the same
+/// number of blocks but a `1 / volume_scale` times larger share of the
+/// volume. That share is what the kernel's periods decide: how dense the
+/// dirty pages lie in a file when kupdate writes them (and so how many
+/// node blocks a checkpoint writes per data block), how many node and
+/// journal blocks each period's checkpoint or commit carries per volume
+/// turnover. Scaling the period with the volume keeps every share at the
+/// represented volume's, as the absolute thresholds in blocks are kept.
+fn period(kernel_default: f64, volume_scale: f64) -> f64 {
+    kernel_default * volume_scale
 }
 
 /// SMALL_VOLUME_SEGMENTS (fs/f2fs/f2fs.h): 16 GiB of 2 MiB segments.

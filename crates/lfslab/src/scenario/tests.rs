@@ -153,6 +153,12 @@ fn f2fs_kernel_knobs_follow_the_represented_volume() {
     let main = big.fs.as_ref().map(|f| crate::fs::Layout::mkfs(f.partition_blocks, 1, None).unwrap().main_segments).unwrap();
     assert_eq!(t.tuning.reclaim_segments, (main * 5 / 100).min(256));
     assert!(big.to_toml().contains("ipu_policy = \"default\""));
+    // The kernel's periods run at the represented volume's pace: a period's
+    // dirty data is the same share of the volume (`period`).
+    let (c, s) = (&big.fs.as_ref().unwrap().config, &small.fs.as_ref().unwrap().config);
+    assert_eq!((s.dirty_expire_s, s.dirty_writeback_s, s.cp_interval_s), (30.0, 5.0, 60.0));
+    assert_eq!((c.dirty_expire_s, c.dirty_writeback_s, c.cp_interval_s), (1.875, 0.3125, 3.75));
+    assert_eq!(big.fs.as_ref().unwrap().daemon_interval, crate::sim::SimDuration::from_secs_f64(0.0625));
     for (line, field) in [
         ("ipu_policy = \"bogus\"", "fs.ipu_policy"),
         ("gc_idle = 3", "fs.gc_idle"),

@@ -704,7 +704,7 @@ impl<D: BlockDevice> Ext4<D> {
         let pages: Vec<(u64, Fingerprint)> = dirty.iter().map(|&(o, fp)| (o, Fingerprint(fp))).collect();
         match self.write_pages(now, ino, &pages) {
             Ok(t) => {
-                self.cache.note_writeback(now, t, pages.len());
+                self.cache.note_writeback(ino, now, t, t, pages.len());
                 Ok(t)
             }
             Err(e) => {
@@ -862,7 +862,8 @@ impl<D: BlockDevice> Ext4<D> {
     /// The flusher, kjournald's timer and the block device's metadata writeback.
     pub fn background(&mut self, now: SimTime) -> Result<SimTime, FsError> {
         let expire = SimDuration::from_secs_f64(self.cfg.dirty_expire_s);
-        let (excess, expired) = self.cache.flusher_work(now, self.cfg.dirty_background_pct, expire);
+        let interval = SimDuration::from_secs_f64(self.cfg.dirty_writeback_s);
+        let (excess, expired) = self.cache.flusher_work(now, self.cfg.dirty_background_pct, expire, interval);
         let mut t = if excess > 0 { self.writeback(now, excess)? } else { now };
         for ino in expired {
             // kupdate: range-cyclic, as many pages as are dirty.
