@@ -13,7 +13,7 @@
 //! offsets, so writeback takes them in offset order without a tree node per
 //! page.
 
-use crate::sim::SimTime;
+use crate::sim::{SimDuration, SimTime};
 use serde::Serialize;
 use super::page_index::PageIndex;
 use super::under_writeback::UnderWriteback;
@@ -21,6 +21,18 @@ use super::under_writeback::UnderWriteback;
 /// fs-writeback.c MIN_WRITEBACK_PAGES: 4 MiB of 4 KiB pages, the smallest
 /// chunk background writeback takes.
 pub const MIN_WRITEBACK_PAGES: usize = 1024;
+
+/// The longest one balance_dirty_pages sleep (mm/page-writeback.c
+/// MAX_PAUSE, HZ / 5).
+pub const MAX_PAUSE: SimDuration = SimDuration::from_ms(200);
+
+/// CONFIG_HZ: Kconfig.hz's default, 250.
+const HZ: u64 = 250;
+const JIFFY: SimDuration = SimDuration::from_ms(1000 / HZ);
+
+/// INIT_BW (mm/backing-dev.c): a writeback's bandwidth before any is
+/// measured, 100 MB/s in 4 KiB pages.
+const INIT_BW_PAGES: u64 = 100 << (20 - 12);
 use std::collections::BTreeMap;
 
 type Key = (u32, u64);
@@ -483,22 +495,55 @@ impl PageCache {
 
     /// IO-less balance_dirty_pages (Linux 3.2 and later): when a writer at
     /// `now` finds the dirty pages plus those under writeback above the
-    /// control setpoint, it sleeps while the flusher's writes complete, and
-    /// returns when they are back at the setpoint; it writes nothing itself.
-    /// The kernel paces the sleeps so the dirty count hovers around
-    /// `setpoint = (freerun + limit) / 2`, `freerun = (background + limit) /
-    /// 2` (pos_ratio_polynom, dirty_freerun_ceiling); here the writer sleeps
-    /// exactly until the count is back at it, not for the kernel's rate-based
-    /// pauses (simplified).
+    /// control setpoint, it sleeps while the flusher's writes complete; it
+    /// writes nothing itself. The kernel paces the sleeps so the dirty count
+    /// hovers around `setpoint = (freerun + limit) / 2`, `freerun =
+    /// (background + limit) / 2` (pos_ratio_polynom, dirty_freerun_ceiling).
+    /// One sleep is at most `wb_max_pause`; at or above the dirty limit
+    /// (task_ratelimit 0) the writer sleeps that long at a time until it is
+    /// under it, then once more, and returns (`if (task_ratelimit) break`).
+    /// The last sleep lasts until the count is back at the setpoint or the
+    /// pause cap, whichever is first, not the kernel's rate-based pause
+    /// (pages dirtied / task_ratelimit; simplified).
     pub fn dirty_throttle(&mut self, now: SimTime, dirty_pct: u32, background_pct: u32) -> SimTime {
         let limit = self.capacity() * dirty_pct as usize / 100;
         let background = self.capacity() * background_pct as usize / 100;
         let setpoint = ((background + limit) / 2 + limit) / 2;
         self.under_writeback.settle(now);
-        if self.dirty_count + self.under_writeback.pages() <= setpoint {
+        let total = self.dirty_count + self.under_writeback.pages();
+        if total <= setpoint {
             return now;
         }
-        self.under_writeback.until_at_most(now, setpoint.saturating_sub(self.dirty_count))
+        let pause = self.max_pause(now, total);
+        let mut t = now;
+        if total >= limit {
+            // Whole pauses until writeback brings the count under the limit.
+            let under = self.under_writeback.until_at_most(now, limit.saturating_sub(self.dirty_count + 1));
+            let pauses = under.saturating_since(now).ns().div_ceil(pause.ns()).max(1);
+            t = now + pause.mul(pauses);
+        }
+        let to_setpoint = self.under_writeback.until_at_most(t, setpoint.saturating_sub(self.dirty_count));
+        to_setpoint.min(t + pause)
+    }
+
+    /// wb_max_pause (mm/page-writeback.c): at most `MAX_PAUSE`, and for a
+    /// small dirty set about an eighth of the time the device takes to
+    /// write it (`wb_dirty / (1 + bw / roundup_pow_of_two(1 + HZ / 8))`
+    /// jiffies, plus one), "if sleeping for too long time, a small pool of
+    /// dirty/writeback pages may go empty and disk go idle". The write
+    /// bandwidth is the rate at which the pages now under writeback
+    /// complete (the kernel's avg_write_bandwidth measures the same over
+    /// 200 ms periods); with none, the kernel's initial 100 MB/s.
+    fn max_pause(&self, now: SimTime, wb_dirty: usize) -> SimDuration {
+        let in_flight = self.under_writeback.pages() as u64;
+        let drain = self.under_writeback.until_at_most(now, 0).saturating_since(now);
+        let bw = match in_flight {
+            0 => INIT_BW_PAGES,
+            n if drain.ns() == 0 => n.saturating_mul(1_000_000_000),
+            n => (n as u128 * 1_000_000_000 / drain.ns() as u128) as u64,
+        };
+        let jiffies = wb_dirty as u64 / (1 + bw / (1 + HZ / 8).next_power_of_two()) + 1;
+        JIFFY.mul(jiffies).min(MAX_PAUSE)
     }
 
     /// Pages above `background_pct` (what background writeback would take).
@@ -721,7 +766,6 @@ mod tests {
 
     #[test]
     fn a_file_dirtied_during_its_writeback_keeps_its_dirtied_when() {
-        use crate::sim::SimDuration;
         let s = |x: u64| SimTime::ZERO + SimDuration::from_secs(x);
         let ms = |m: u64| SimTime::ZERO + SimDuration::from_ms(m);
         let mut c = PageCache::new(100);
@@ -742,8 +786,33 @@ mod tests {
     }
 
     #[test]
+    fn a_throttled_writer_sleeps_at_most_max_pause_at_a_time() {
+        let s = |x: u64| SimTime::ZERO + SimDuration::from_secs(x);
+        let ms = |m: u64| SimTime::ZERO + SimDuration::from_ms(m);
+        // 1000 pages: background 100, limit 200, setpoint 175.
+        let mut c = PageCache::new(1000);
+        c.note_writeback(1, s(0), s(0), s(1), 150);
+        c.note_writeback(1, s(0), s(0), s(2), 30);
+        // 180 pages in flight, above the setpoint, under the limit: one
+        // pause, cut at MAX_PAUSE although the count gets back at 1 s.
+        assert_eq!(c.dirty_throttle(s(0), 20, 10), ms(200));
+        // At the limit: whole pauses until writeback is under it (1 s),
+        // then one more, which the setpoint ends before MAX_PAUSE.
+        c.note_writeback(1, s(0), s(0), s(3), 20);
+        assert_eq!(c.dirty_throttle(s(0), 20, 10), s(1));
+        let mut c = PageCache::new(1000);
+        c.note_writeback(1, s(0), s(0), ms(300), 250);
+        c.note_writeback(1, s(0), s(0), s(5), 180);
+        assert_eq!(c.dirty_throttle(s(0), 20, 10), ms(600));
+        // wb_max_pause: 18000 pages the device writes in 100 ms (180 K pages
+        // a second) give 18000 / (1 + 180000 / 32) + 1 = 4 jiffies.
+        let mut c = PageCache::new(100_000);
+        c.note_writeback(1, s(0), s(0), ms(100), 18_000);
+        assert_eq!(c.dirty_throttle(s(0), 20, 10), ms(16));
+    }
+
+    #[test]
     fn kupdate_looks_for_expired_files_once_per_interval() {
-        use crate::sim::SimDuration;
         let (s, d) = (|x: u64| SimTime::ZERO + SimDuration::from_secs(x), SimDuration::from_secs);
         let mut c = PageCache::new(100);
         c.write(1, 0, 1, s(0));
