@@ -17,6 +17,7 @@ use crate::sim::{SimDuration, SimTime};
 use serde::Serialize;
 use super::page_index::PageIndex;
 use super::under_writeback::UnderWriteback;
+use std::collections::BTreeMap;
 
 /// fs-writeback.c MIN_WRITEBACK_PAGES: 4 MiB of 4 KiB pages, the smallest
 /// chunk background writeback takes.
@@ -33,7 +34,6 @@ const JIFFY: SimDuration = SimDuration::from_ms(1000 / HZ);
 /// INIT_BW (mm/backing-dev.c): a writeback's bandwidth before any is
 /// measured, 100 MB/s in 4 KiB pages.
 const INIT_BW_PAGES: u64 = 100 << (20 - 12);
-use std::collections::BTreeMap;
 
 type Key = (u32, u64);
 
