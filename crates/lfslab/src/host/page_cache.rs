@@ -536,11 +536,10 @@ impl PageCache {
     /// 200 ms periods); with none, the kernel's initial 100 MB/s.
     fn max_pause(&self, now: SimTime, wb_dirty: usize) -> SimDuration {
         let in_flight = self.under_writeback.pages() as u64;
-        let drain = self.under_writeback.until_at_most(now, 0).saturating_since(now);
-        let bw = match in_flight {
-            0 => INIT_BW_PAGES,
-            n if drain.ns() == 0 => n.saturating_mul(1_000_000_000),
-            n => (n as u128 * 1_000_000_000 / drain.ns() as u128) as u64,
+        let bw = match self.under_writeback.last_done().map(|t| t.saturating_since(now).ns()) {
+            None => INIT_BW_PAGES,
+            Some(0) => in_flight.saturating_mul(1_000_000_000),
+            Some(drain) => (in_flight as u128 * 1_000_000_000 / drain as u128) as u64,
         };
         let jiffies = wb_dirty as u64 / (1 + bw / (1 + HZ / 8).next_power_of_two()) + 1;
         JIFFY.mul(jiffies).min(MAX_PAUSE)

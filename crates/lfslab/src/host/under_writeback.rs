@@ -43,6 +43,11 @@ impl UnderWriteback {
         self.pages
     }
 
+    /// When the last page now under writeback completes (None if none is).
+    pub fn last_done(&self) -> Option<SimTime> {
+        self.batches.back().map(|&(t, _)| t)
+    }
+
     /// The first instant at which at most `keep` pages are still under
     /// writeback (`now` if already so; call `settle(now)` first).
     pub fn until_at_most(&self, now: SimTime, keep: usize) -> SimTime {

@@ -922,7 +922,7 @@ fn resolve_fs(
         };
         ScenarioError::invalid(field, partition_gib, msg)
     })?;
-    let daemon_ms = finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(period(1000.0, volume_scale.min(1.0)).max(1.0)), 1.0, 3.6e6)?;
+    let daemon_ms = daemon_interval_ms(f, volume_scale)?;
     let mut user_blocks = layout.user_blocks;
     let mut coupled = None;
     if let Some((regular, gc)) = d2fs_parts {
@@ -1164,7 +1164,7 @@ fn resolve_ext4(f: &mut FsSection, device_blocks: u64, volume_scale: f64, c: Com
         ext4: Some(opts),
         ..FsConfig::default()
     };
-    let daemon_ms = finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(period(1000.0, volume_scale.min(1.0)).max(1.0)), 1.0, 3.6e6)?;
+    let daemon_ms = daemon_interval_ms(f, volume_scale)?;
     let meta: u64 = layout.metadata_ranges().iter().map(|r| r.1).sum();
     Ok(FsScenario {
         config,
@@ -1190,6 +1190,14 @@ fn resolve_ext4(f: &mut FsSection, device_blocks: u64, volume_scale: f64, c: Com
 /// represented volume's, as the absolute thresholds in blocks are kept.
 fn period(kernel_default: f64, volume_scale: f64) -> f64 {
     kernel_default * volume_scale
+}
+
+/// fs.daemon_interval_ms: how often the simulated background threads look
+/// at the clock, 1 s by default, polling the scaled periods as finely in a
+/// scaled run (never coarser than 1 s, never under 1 ms).
+fn daemon_interval_ms(f: &mut FsSection, volume_scale: f64) -> Result<f64, ScenarioError> {
+    let default = period(1000.0, volume_scale.min(1.0)).max(1.0);
+    finite_in("fs.daemon_interval_ms", *f.daemon_interval_ms.get_or_insert(default), 1.0, 3.6e6)
 }
 
 /// SMALL_VOLUME_SEGMENTS (fs/f2fs/f2fs.h): 16 GiB of 2 MiB segments.
