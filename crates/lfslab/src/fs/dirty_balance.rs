@@ -7,7 +7,8 @@
 //!   (wb_start_background_writeback) and does not wait for it; then, IO-less
 //!   throttling: while dirty pages plus pages under writeback are above the
 //!   control setpoint the writer sleeps until the flusher's writes complete
-//!   (`PageCache::dirty_throttle`). It never writes back itself.
+//!   (`PageCache::throttle_step`, a pause at a time; the flusher thread
+//!   runs to each pause's end). It never writes back itself.
 //! * `tick`, lfslab's earlier simplification: the flusher runs only on its
 //!   5 s tick, and a writer past dirty_ratio writes back down to
 //!   dirty_background_ratio itself and waits for it (balance_dirty_pages
@@ -15,7 +16,7 @@
 
 use super::config::FsConfig;
 use super::f2fs::FsError;
-use crate::host::{PageCache, MIN_WRITEBACK_PAGES};
+use crate::host::{PageCache, Throttle, MIN_WRITEBACK_PAGES};
 use crate::sim::SimTime;
 
 /// What balance_dirty_pages needs of a filesystem.
@@ -25,6 +26,16 @@ pub(crate) trait BufferedWriteback {
     /// Write back about `pages` dirty pages (the flusher's range-cyclic
     /// pass); returns when they complete.
     fn writeback(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError>;
+    /// wb_start_background_writeback: wake the flusher for background work
+    /// of about `pages`. By default the pass runs whole at `now`.
+    fn start_background_writeback(&mut self, now: SimTime, pages: usize) -> Result<(), FsError> {
+        self.writeback(now, pages).map(|_| ())
+    }
+    /// Run the flusher thread's steps due by `now` (none by default: its
+    /// passes run whole).
+    fn flusher_until(&mut self, _now: SimTime) -> Result<(), FsError> {
+        Ok(())
+    }
 }
 
 /// Run after a writer dirtied pages at `t`; returns when the writer goes on.
@@ -40,7 +51,15 @@ pub(crate) fn balance_dirty_pages<F: BufferedWriteback>(fs: &mut F, t: SimTime) 
     // writeback_chunk_size); the writer does not wait for it.
     let excess = fs.page_cache().over_background(background);
     if excess > 0 {
-        fs.writeback(t, excess.max(MIN_WRITEBACK_PAGES))?;
+        fs.start_background_writeback(t, excess.max(MIN_WRITEBACK_PAGES))?;
     }
-    Ok(fs.page_cache().dirty_throttle(t, limit, background))
+    let mut t = t;
+    loop {
+        fs.flusher_until(t)?;
+        match fs.page_cache().throttle_step(t, limit, background) {
+            Throttle::Go => return Ok(t),
+            Throttle::Pause(until) => t = until,
+            Throttle::Last(until) => return Ok(until),
+        }
+    }
 }

@@ -19,6 +19,7 @@ use super::layout::{Layout, LayoutError, BLOCKS_PER_SEG};
 use super::node::{DnodeSlot, Nid, NodeKind, NodeManager, MAX_FILE_BLOCKS, NULL_ADDR};
 use super::segment::{LogType, NoSpace, SegmentManager};
 use super::ssa::SsaEntry;
+use super::flusher::{FlushTarget, Flusher};
 use crate::host::{LockStats, PageCache, SimMutex, SimRwLock};
 use crate::nand::Lpn;
 use crate::nvme::BlockDevice;
@@ -342,6 +343,8 @@ pub struct F2fs<D: BlockDevice> {
     pending_discards: super::discard_queue::DiscardQueue,
     scratch_read: Vec<Option<Fingerprint>>,
     cache: PageCache,
+    /// The flusher thread's work and next step (`fs::flusher`).
+    pub(super) flush: super::flusher::Flusher,
     /// File blocks in use (written and not truncated), for ENOSPC.
     used_blocks: u64,
     recovery: Option<super::recovery::RecoveryLog>,
@@ -457,6 +460,7 @@ impl<D: BlockDevice> F2fs<D> {
             pending_discards: Default::default(),
             scratch_read: Vec::new(),
             cache: PageCache::new(cfg.page_cache_pages),
+            flush: Default::default(),
             used_blocks: 0,
             recovery: cfg.track_recovery.then(super::recovery::RecoveryLog::default),
             mount_image: None,
@@ -1349,20 +1353,29 @@ impl<D: BlockDevice> F2fs<D> {
         Ok(done)
     }
 
-    /// The flusher thread: write back expired dirty pages, or enough to get
-    /// under the background threshold. Runs beside the application.
+    /// The flusher thread's daemon tick: run its steps due by `now`; if it
+    /// then sleeps, give it kupdate's expired files (once per
+    /// dirty_writeback interval) and background work when the dirty pages
+    /// are over dirty_background_ratio (`fs::flusher`). Returns `now`: the
+    /// caller does not wait for the thread.
     pub fn flusher(&mut self, now: SimTime) -> Result<SimTime, FsError> {
-        let expire = SimDuration::from_secs_f64(self.cfg.dirty_expire_s);
-        let interval = SimDuration::from_secs_f64(self.cfg.dirty_writeback_s);
-        let (excess, expired) = self.cache.flusher_work(now, self.cfg.dirty_background_pct, expire, interval);
-        let mut t = if excess > 0 { self.writeback(now, excess)? } else { now };
-        for ino in expired {
-            // kupdate: range-cyclic, as many pages as are dirty.
-            t = t.max(self.writeback_pages(now, ino, usize::MAX, WriteKind::Writeback, true)?.0);
+        Flusher::run_until(self, now)?;
+        if self.flush.is_idle() {
+            let expire = SimDuration::from_secs_f64(self.cfg.dirty_expire_s);
+            let interval = SimDuration::from_secs_f64(self.cfg.dirty_writeback_s);
+            let (excess, expired) = self.cache.flusher_work(now, self.cfg.dirty_background_pct, expire, interval);
+            let owed: Vec<(Ino, usize)> = expired.into_iter().map(|i| (i, self.cache.dirty_of(i))).collect();
+            self.flush.queue(now, owed, excess > 0);
+            Flusher::run_until(self, now)?;
         }
         self.d2fs_sample(now);
-        self.d2fs_after_op(t);
-        Ok(t)
+        Ok(now)
+    }
+
+    /// Run the flusher's steps due by `now`: every entry point does so
+    /// first, so the flusher's writes and the caller's are in time order.
+    pub(super) fn flusher_catch_up(&mut self, now: SimTime) -> Result<(), FsError> {
+        Flusher::run_until(self, now)
     }
 
     pub fn page_cache_stats(&self) -> crate::host::PageCacheStats {
@@ -1553,5 +1566,59 @@ impl<D: BlockDevice> super::dirty_balance::BufferedWriteback for F2fs<D> {
     }
     fn writeback(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError> {
         F2fs::writeback(self, now, pages)
+    }
+    /// Wakes the flusher thread; the writer does not wait for it.
+    fn start_background_writeback(&mut self, now: SimTime, _pages: usize) -> Result<(), FsError> {
+        self.flush.queue(now, [], true);
+        Flusher::run_until(self, now)
+    }
+    fn flusher_until(&mut self, now: SimTime) -> Result<(), FsError> {
+        Flusher::run_until(self, now)
+    }
+}
+
+impl<D: BlockDevice> FlushTarget for F2fs<D> {
+    fn flusher_state(&mut self) -> &mut Flusher {
+        &mut self.flush
+    }
+    fn flush_cache(&mut self) -> &mut PageCache {
+        &mut self.cache
+    }
+    fn background_pct(&self) -> u32 {
+        self.cfg.dirty_background_pct
+    }
+    /// One segment's worth at most: the kernel balances per page written
+    /// back (f2fs_write_single_data_page -> f2fs_balance_fs), and a
+    /// segment at a time keeps the free sections from running dry between
+    /// two checks. The balance comes first, so the pages stay dirty while
+    /// the thread runs foreground GC, as the kernel's next page does; the
+    /// next chunk starts when the balance returns (the pages are submitted
+    /// without waiting).
+    fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<(SimTime, usize, SimTime), FsError> {
+        let s = self.balance_fs(at)?;
+        let dirty = self.cache.take_dirty_cyclic(ino, max.min(BLOCKS_PER_SEG as usize));
+        let n = dirty.len();
+        if n == 0 {
+            return Ok((s, 0, s));
+        }
+        let pages: Vec<(u64, Fingerprint)> = dirty.into_iter().map(|(o, fp)| (o, Fingerprint(fp))).collect();
+        let t = self.cp_rwsem.read_from(s);
+        match self.commit_pages(t, ino, &pages, WriteKind::Writeback) {
+            Ok(c) => {
+                self.cp_rwsem.read_until(c.submitted);
+                self.cache.note_writeback(ino, c.submitted, c.submitted, c.done, n);
+                Ok((s, n, c.done))
+            }
+            Err(e) => {
+                // The pages not written stay dirty (redirty_page_for_writepage).
+                for &(off, fp) in &pages {
+                    self.cache.redirty(ino, off, fp.0, s);
+                }
+                Err(e)
+            }
+        }
+    }
+    fn flushed(&mut self, done: SimTime) {
+        self.d2fs_after_op(done);
     }
 }

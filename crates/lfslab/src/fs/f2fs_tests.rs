@@ -345,6 +345,37 @@ fn a_writer_inside_a_gc_round_waits_for_its_end() {
     assert!(c < c_at + SimDuration::from_ms(1) || fs.stats().gc_fg_count > gcs, "C waited {c} without collecting");
 }
 
+/// The flusher is a thread of its own (`fs::flusher`): a kupdate pass whose
+/// chunks need foreground GC yields at each round, so a writer that comes
+/// just after the pass began waits for the round in progress, not for every
+/// round the pass runs (a pass simulated whole at its start booked them all
+/// on gc_lock and cp_rwsem before the writer).
+#[test]
+fn a_writer_waits_for_the_flushers_gc_round_not_its_whole_pass() {
+    use crate::fs::vfs::{IoMode, Vfs};
+    let (mut fs, ino, blocks, mut t, mut rng) = short_of_free_sections(11);
+    // 4096 dirty pages: under the background threshold (6553), so only
+    // kupdate writes them.
+    for k in 0..4096 {
+        t = Vfs::write(&mut fs, t, ino, rng.below(blocks), &content(200_000 + k, 1), IoMode::Buffered).unwrap();
+    }
+    assert!(fs.flush.is_idle());
+    let gcs = fs.stats().gc_fg_count;
+    let t0 = t + SimDuration::from_secs(31);
+    fs.flusher(t0).unwrap();
+    assert!(!fs.flush.is_idle(), "the pass never blocked in foreground GC");
+    let w_at = t0 + SimDuration::from_us(1);
+    let w = Vfs::write(&mut fs, w_at, ino, rng.below(blocks), &content(9, 1), IoMode::Buffered).unwrap();
+    fs.flusher_catch_up(t0 + SimDuration::from_secs(1000)).unwrap();
+    assert!(fs.flush.is_idle());
+    let (rounds, pass_end) = (fs.stats().gc_fg_count - gcs, fs.fg_round.1);
+    assert!(rounds >= 3, "the pass ran {rounds} foreground rounds");
+    assert!(w < pass_end, "the writer at {w_at} went on at {w}, after the pass's last round ended ({pass_end})");
+    // Only the writer's page, dirtied after the pass took its count, is left.
+    assert!(fs.dirty_and_writeback(pass_end + SimDuration::from_secs(1)).0 <= 1, "kupdate left pages dirty");
+    fs.check_consistency().unwrap();
+}
+
 #[test]
 fn errors_are_results() {
     let mut fs = F2fs::format(ssd(128), FsConfig::default()).unwrap();

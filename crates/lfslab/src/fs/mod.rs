@@ -7,6 +7,7 @@ mod chunked;
 mod dirty_balance;
 mod dirty_segmap;
 mod discard_queue;
+mod flusher;
 mod id_set;
 pub mod ext4;
 mod f2fs;

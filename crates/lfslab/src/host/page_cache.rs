@@ -23,6 +23,17 @@ use std::collections::BTreeMap;
 /// chunk background writeback takes.
 pub const MIN_WRITEBACK_PAGES: usize = 1024;
 
+/// What a writer does after one turn of balance_dirty_pages' loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Throttle {
+    /// Under the setpoint: go on now.
+    Go,
+    /// At or above the dirty limit: sleep until then, then look again.
+    Pause(SimTime),
+    /// Sleep until then and go on.
+    Last(SimTime),
+}
+
 /// The longest one balance_dirty_pages sleep (mm/page-writeback.c
 /// MAX_PAUSE, HZ / 5).
 pub const MAX_PAUSE: SimDuration = SimDuration::from_ms(200);
@@ -506,24 +517,34 @@ impl PageCache {
     /// pause cap, whichever is first, not the kernel's rate-based pause
     /// (pages dirtied / task_ratelimit; simplified).
     pub fn dirty_throttle(&mut self, now: SimTime, dirty_pct: u32, background_pct: u32) -> SimTime {
+        let mut t = now;
+        loop {
+            match self.throttle_step(t, dirty_pct, background_pct) {
+                Throttle::Go => return t,
+                Throttle::Pause(until) => t = until,
+                Throttle::Last(until) => return until,
+            }
+        }
+    }
+
+    /// One turn of balance_dirty_pages' loop at `now` (see
+    /// `dirty_throttle`): the caller lets the flusher run to a `Pause`'s end
+    /// and asks again.
+    pub fn throttle_step(&mut self, now: SimTime, dirty_pct: u32, background_pct: u32) -> Throttle {
         let limit = self.capacity() * dirty_pct as usize / 100;
         let background = self.capacity() * background_pct as usize / 100;
         let setpoint = ((background + limit) / 2 + limit) / 2;
         self.under_writeback.settle(now);
         let total = self.dirty_count + self.under_writeback.pages();
         if total <= setpoint {
-            return now;
+            return Throttle::Go;
         }
         let pause = self.max_pause(now, total);
-        let mut t = now;
         if total >= limit {
-            // Whole pauses until writeback brings the count under the limit.
-            let under = self.under_writeback.until_at_most(now, limit.saturating_sub(self.dirty_count + 1));
-            let pauses = under.saturating_since(now).ns().div_ceil(pause.ns()).max(1);
-            t = now + pause.mul(pauses);
+            return Throttle::Pause(now + pause);
         }
-        let to_setpoint = self.under_writeback.until_at_most(t, setpoint.saturating_sub(self.dirty_count));
-        to_setpoint.min(t + pause)
+        let to_setpoint = self.under_writeback.until_at_most(now, setpoint.saturating_sub(self.dirty_count));
+        Throttle::Last(to_setpoint.min(now + pause))
     }
 
     /// wb_max_pause (mm/page-writeback.c): at most `MAX_PAUSE`, and for a
@@ -571,6 +592,12 @@ impl PageCache {
         self.last_old_flush = now;
         let expired = self.dirty_files().into_iter().filter(|&(_, at)| now.saturating_since(at) >= expire).map(|(i, _)| i).collect();
         (excess, expired)
+    }
+
+    /// The oldest-dirtied file (ties: the lowest inode), where background
+    /// writeback goes next.
+    pub fn oldest_dirty_file(&self) -> Option<u32> {
+        self.dirty.iter().min_by_key(|&(&i, f)| (f.since, i)).map(|(&i, _)| i)
     }
 
     /// Files with dirty pages, oldest-dirtied first.

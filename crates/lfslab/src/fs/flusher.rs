@@ -1,0 +1,204 @@
+//! The flusher as a thread of its own (fs/fs-writeback.c `wb_workfn`): a
+//! pass is a run of steps, each writing one chunk of one file, and the next
+//! step starts when the thread is free again (its last chunk submitted, or
+//! the foreground GC that chunk's `balance_fs` ran finished).
+//!
+//! A step runs when the simulation reaches its instant: every filesystem
+//! entry point, the dirty throttle's pauses and the daemon tick first run
+//! the steps already due (`run_until`). A step goes on chunk after chunk
+//! until the thread blocks (a chunk's `balance_fs` ran foreground GC or
+//! waited for another's round); the next step starts where it unblocks. So
+//! the application and the flusher interleave in time order, as the
+//! kernel's threads do, and a pass whose chunks each run foreground GC no
+//! longer books tens of seconds of locks at its start. Chunks that do not
+//! block run at one instant, as a call of the application does.
+//!
+//! The work, as `wb_do_writeback` orders it:
+//! * kupdate (`wb_check_old_data_flush`): every file first dirtied
+//!   `dirty_expire` or longer ago, as many pages as it had dirty when the
+//!   pass began, range-cyclic;
+//! * background (`wb_check_background_flush`, or started by
+//!   balance_dirty_pages through `wb_start_background_writeback`): the
+//!   oldest-dirtied file's pages, a chunk at a time, while the dirty pages
+//!   are above dirty_background_ratio (`wb_over_bg_thresh`, checked
+//!   between chunks).
+//!
+//! Simplified: a file is written to its end before the next (the kernel
+//! moves on after `writeback_chunk_size` and comes back); the device queue
+//! is unbounded (blk-mq tags and wbt, which scales up to 3/4 of the queue
+//! depth while no reads are delayed, never block the thread here).
+
+use std::collections::VecDeque;
+
+use super::f2fs::{FsError, Ino};
+use crate::host::PageCache;
+use crate::sim::SimTime;
+
+/// The flusher thread's state: the work it owes and its next step.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Flusher {
+    /// kupdate's expired files and the pages each still owes.
+    kupdate: VecDeque<(Ino, usize)>,
+    /// Background writeback asked for (runs after kupdate's files).
+    background: bool,
+    /// When the thread takes its next step; None while it sleeps.
+    next: Option<SimTime>,
+}
+
+/// What the flusher needs of a filesystem.
+pub(crate) trait FlushTarget {
+    fn flusher_state(&mut self) -> &mut Flusher;
+    fn flush_cache(&mut self) -> &mut PageCache;
+    fn background_pct(&self) -> u32;
+    /// Write back up to `max` dirty pages of `ino` (range-cyclic) as the
+    /// flusher, starting at `at`; the filesystem takes at most its own
+    /// chunk. Returns (when the thread goes on to its next chunk, pages
+    /// written, when they complete).
+    fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<(SimTime, usize, SimTime), FsError>;
+    /// A step's writes complete by `done`.
+    fn flushed(&mut self, _done: SimTime) {}
+}
+
+impl Flusher {
+    /// The thread sleeps: no work owed.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.next.is_none()
+    }
+
+    /// Give the thread kupdate's expired files (with their dirty pages) and
+    /// background work, from `at`. Work already owed goes first.
+    pub(crate) fn queue(&mut self, at: SimTime, kupdate: impl IntoIterator<Item = (Ino, usize)>, background: bool) {
+        self.kupdate.extend(kupdate.into_iter().filter(|&(_, n)| n > 0));
+        self.background |= background;
+        if self.next.is_none() && (background || !self.kupdate.is_empty()) {
+            self.next = Some(at);
+        }
+    }
+
+    /// Run every step due by `now`, in order. On an error the thread drops
+    /// its work (the pages not written stay dirty) and the error is the
+    /// caller's.
+    pub(crate) fn run_until<F: FlushTarget>(fs: &mut F, now: SimTime) -> Result<(), FsError> {
+        while let Some(at) = fs.flusher_state().next.filter(|&t| t <= now) {
+            match Self::step(fs, at) {
+                Ok(next) => fs.flusher_state().next = next,
+                Err(e) => {
+                    *fs.flusher_state() = Flusher::default();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One step at `at`: chunks of kupdate's files, then of the
+    /// oldest-dirtied file while over the background threshold, until the
+    /// thread blocks (its `flush_chunk` returns later than `at`: foreground
+    /// GC, or a wait for another's round). Returns the next step's instant,
+    /// None when the work is done.
+    fn step<F: FlushTarget>(fs: &mut F, at: SimTime) -> Result<Option<SimTime>, FsError> {
+        let mut done = at;
+        let r = Self::chunks(fs, at, &mut done);
+        fs.flushed(done);
+        r
+    }
+
+    fn chunks<F: FlushTarget>(fs: &mut F, at: SimTime, done: &mut SimTime) -> Result<Option<SimTime>, FsError> {
+        loop {
+            let (free, n) = if let Some(&(ino, owed)) = fs.flusher_state().kupdate.front() {
+                let (free, n, d) = if fs.flush_cache().has_dirty(ino) { fs.flush_chunk(at, ino, owed)? } else { (at, 0, at) };
+                *done = (*done).max(d);
+                let left = owed.saturating_sub(n);
+                let q = &mut fs.flusher_state().kupdate;
+                if n == 0 || left == 0 {
+                    q.pop_front();
+                } else {
+                    q[0].1 = left;
+                }
+                (free, n)
+            } else if fs.flusher_state().background {
+                let pct = fs.background_pct();
+                let cache = fs.flush_cache();
+                let next = if cache.over_background(pct) > 0 { cache.oldest_dirty_file() } else { None };
+                let Some(ino) = next else {
+                    fs.flusher_state().background = false;
+                    continue;
+                };
+                let (free, n, d) = fs.flush_chunk(at, ino, usize::MAX)?;
+                *done = (*done).max(d);
+                if n == 0 {
+                    fs.flusher_state().background = false;
+                }
+                (free, n)
+            } else {
+                return Ok(None);
+            };
+            if n > 0 && free > at {
+                return Ok(Some(free));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::SimDuration;
+
+    /// A filesystem whose chunks are 2 pages; a chunk of file 1 blocks the
+    /// thread for 1 ms (foreground GC), others do not.
+    struct Fake {
+        flush: Flusher,
+        cache: PageCache,
+        chunks: Vec<(SimTime, Ino, usize)>,
+    }
+
+    impl FlushTarget for Fake {
+        fn flusher_state(&mut self) -> &mut Flusher {
+            &mut self.flush
+        }
+        fn flush_cache(&mut self) -> &mut PageCache {
+            &mut self.cache
+        }
+        fn background_pct(&self) -> u32 {
+            10
+        }
+        fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<(SimTime, usize, SimTime), FsError> {
+            let n = self.cache.take_dirty_cyclic(ino, max.min(2)).len();
+            self.chunks.push((at, ino, n));
+            let free = if ino == 1 { at + SimDuration::from_ms(1) } else { at };
+            Ok((free, n, free))
+        }
+    }
+
+    fn fake(pages: &[(Ino, u64)]) -> Fake {
+        let mut cache = PageCache::new(40);
+        for &(ino, n) in pages {
+            for off in 0..n {
+                cache.write(ino, off, 1, SimTime::ZERO);
+            }
+        }
+        Fake { flush: Flusher::default(), cache, chunks: Vec::new() }
+    }
+
+    #[test]
+    fn kupdate_goes_first_and_the_thread_yields_where_it_blocks() {
+        // 6 + 6 dirty pages of 40: over the background threshold (4).
+        let mut fs = fake(&[(1, 6), (2, 6)]);
+        fs.flush.queue(SimTime::ZERO, [(2, 4)], true);
+        Flusher::run_until(&mut fs, SimTime::ZERO).unwrap();
+        // kupdate's 4 pages of file 2 at once (its chunks do not block),
+        // then background's first chunk of the oldest file (1), which blocks.
+        let z = SimTime::ZERO;
+        assert_eq!(fs.chunks, vec![(z, 2, 2), (z, 2, 2), (z, 1, 2)]);
+        assert!(!fs.flush.is_idle());
+        // Nothing more before the block ends; then the rest, down to 4 dirty.
+        Flusher::run_until(&mut fs, z + SimDuration::from_us(999)).unwrap();
+        assert_eq!(fs.chunks.len(), 3);
+        Flusher::run_until(&mut fs, z + SimDuration::from_secs(1)).unwrap();
+        let ms = SimDuration::from_ms(1);
+        assert_eq!(fs.chunks[3..], [(z + ms, 1, 2)]);
+        assert!(fs.flush.is_idle());
+        assert_eq!(fs.cache.dirty_count(), 4);
+    }
+}
