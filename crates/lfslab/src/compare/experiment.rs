@@ -1246,7 +1246,8 @@ pub const EXPERIMENTS: [Experiment; 26] = [
         caveat: "1/4 of the paper's size (--scale 4 for 30 GB); the paper gives no run time (60 s here, filebench's default, 240 s at \
                  --scale 4) and its \"up to\" gains are over the slowest of F2FS, F2FS-L, MAX and P-GC, lfslab's over the slowest of \
                  F2FS, F2FS-L and P-GC (MAX is not modelled). The paper's 500 files of 64 MB do not fit its 30 GB partition: fileserver \
-                 has as many 64 MiB entries as fit, 95% of them created before the run. varmail creates empty files, so its \
+                 has 112 entries of 64 MiB on average, 98% of them created before the run (about 95% of the volume), so the files \
+                 cannot outgrow it (ENOSPC ends a filebench run). varmail creates empty files, so its \
                  preallocated 28 MB files are soon deleted and the volume empties. The paper does not say which WAF it measures; \
                  lfslab's is the filesystem's blocks written over the application's",
     },

@@ -344,7 +344,7 @@ pub struct F2fs<D: BlockDevice> {
     scratch_read: Vec<Option<Fingerprint>>,
     cache: PageCache,
     /// The flusher thread's work and next step (`fs::flusher`).
-    pub(super) flush: super::flusher::Flusher,
+    pub(super) flush: Flusher,
     /// File blocks in use (written and not truncated), for ENOSPC.
     used_blocks: u64,
     recovery: Option<super::recovery::RecoveryLog>,
