@@ -19,7 +19,7 @@ use super::layout::{Layout, LayoutError, BLOCKS_PER_SEG};
 use super::node::{DnodeSlot, Nid, NodeKind, NodeManager, MAX_FILE_BLOCKS, NULL_ADDR};
 use super::segment::{LogType, NoSpace, SegmentManager};
 use super::ssa::SsaEntry;
-use super::flusher::{FlushTarget, Flusher};
+use super::flusher::{Chunk, FlushTarget, Flusher};
 use crate::host::{LockStats, PageCache, SimMutex, SimRwLock};
 use crate::nand::Lpn;
 use crate::nvme::BlockDevice;
@@ -1592,14 +1592,14 @@ impl<D: BlockDevice> FlushTarget for F2fs<D> {
     /// segment at a time keeps the free sections from running dry between
     /// two checks. The balance comes first, so the pages stay dirty while
     /// the thread runs foreground GC, as the kernel's next page does; the
-    /// next chunk starts when the balance returns (the pages are submitted
-    /// without waiting).
-    fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<(SimTime, usize, SimTime), FsError> {
+    /// next chunk starts once this one's pages are submitted (placed under
+    /// curseg_mutex and queued; the device I/O is not waited for).
+    fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<Chunk, FsError> {
         let s = self.balance_fs(at)?;
         let dirty = self.cache.take_dirty_cyclic(ino, max.min(BLOCKS_PER_SEG as usize));
         let n = dirty.len();
         if n == 0 {
-            return Ok((s, 0, s));
+            return Ok(Chunk { balanced: s, ..Chunk::none(s) });
         }
         let pages: Vec<(u64, Fingerprint)> = dirty.into_iter().map(|(o, fp)| (o, Fingerprint(fp))).collect();
         let t = self.cp_rwsem.read_from(s);
@@ -1607,7 +1607,7 @@ impl<D: BlockDevice> FlushTarget for F2fs<D> {
             Ok(c) => {
                 self.cp_rwsem.read_until(c.submitted);
                 self.cache.note_writeback(ino, c.submitted, c.submitted, c.done, n);
-                Ok((s, n, c.done))
+                Ok(Chunk { balanced: s, submitted: c.submitted, pages: n, done: c.done })
             }
             Err(e) => {
                 // The pages not written stay dirty (redirty_page_for_writepage).

@@ -11,7 +11,9 @@
 //! the application and the flusher interleave in time order, as the
 //! kernel's threads do, and a pass whose chunks each run foreground GC no
 //! longer books tens of seconds of locks at its start. Chunks that do not
-//! block run at one instant, as a call of the application does.
+//! block run in one step, as a call of the application runs whole, each
+//! starting when the last one's pages were submitted (one thread: its
+//! chunks never wait on each other's curseg_mutex).
 //!
 //! The work, as `wb_do_writeback` orders it:
 //! * kupdate (`wb_check_old_data_flush`): every file first dirtied
@@ -52,9 +54,8 @@ pub(crate) trait FlushTarget {
     fn background_pct(&self) -> u32;
     /// Write back up to `max` dirty pages of `ino` (range-cyclic) as the
     /// flusher, starting at `at`; the filesystem takes at most its own
-    /// chunk. Returns (when the thread goes on to its next chunk, pages
-    /// written, when they complete).
-    fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<(SimTime, usize, SimTime), FsError>;
+    /// chunk.
+    fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<Chunk, FsError>;
     /// A step's writes complete by `done`.
     fn flushed(&mut self, _done: SimTime) {}
 }
@@ -104,18 +105,20 @@ impl Flusher {
     }
 
     fn chunks<F: FlushTarget>(fs: &mut F, at: SimTime, done: &mut SimTime) -> Result<Option<SimTime>, FsError> {
+        // The thread's clock: each chunk starts when the last one's pages
+        // are submitted (one thread, so its chunks never wait on each other).
+        let mut t = at;
         loop {
-            let (free, n) = if let Some(&(ino, owed)) = fs.flusher_state().kupdate.front() {
-                let (free, n, d) = if fs.flush_cache().has_dirty(ino) { fs.flush_chunk(at, ino, owed)? } else { (at, 0, at) };
-                *done = (*done).max(d);
-                let left = owed.saturating_sub(n);
+            let c = if let Some(&(ino, owed)) = fs.flusher_state().kupdate.front() {
+                let c = if fs.flush_cache().has_dirty(ino) { fs.flush_chunk(t, ino, owed)? } else { Chunk::none(t) };
+                let left = owed.saturating_sub(c.pages);
                 let q = &mut fs.flusher_state().kupdate;
-                if n == 0 || left == 0 {
+                if c.pages == 0 || left == 0 {
                     q.pop_front();
                 } else {
                     q[0].1 = left;
                 }
-                (free, n)
+                c
             } else if fs.flusher_state().background {
                 let pct = fs.background_pct();
                 let cache = fs.flush_cache();
@@ -124,19 +127,43 @@ impl Flusher {
                     fs.flusher_state().background = false;
                     continue;
                 };
-                let (free, n, d) = fs.flush_chunk(at, ino, usize::MAX)?;
-                *done = (*done).max(d);
-                if n == 0 {
+                let c = fs.flush_chunk(t, ino, usize::MAX)?;
+                if c.pages == 0 {
                     fs.flusher_state().background = false;
                 }
-                (free, n)
+                c
             } else {
                 return Ok(None);
             };
-            if n > 0 && free > at {
-                return Ok(Some(free));
+            *done = (*done).max(c.done);
+            if c.pages == 0 {
+                continue;
+            }
+            let blocked = c.balanced > t;
+            t = c.submitted.max(c.balanced);
+            if blocked {
+                return Ok(Some(t));
             }
         }
+    }
+}
+
+/// One chunk the flusher wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Chunk {
+    /// When the chunk's balance (foreground GC, or a wait for another's
+    /// round) let the thread go on; the chunk's start if it did not block.
+    pub balanced: SimTime,
+    /// When its pages were submitted: the thread's next chunk starts then.
+    pub submitted: SimTime,
+    pub pages: usize,
+    /// When its writes complete.
+    pub done: SimTime,
+}
+
+impl Chunk {
+    pub(crate) fn none(at: SimTime) -> Self {
+        Chunk { balanced: at, submitted: at, pages: 0, done: at }
     }
 }
 
@@ -163,11 +190,12 @@ mod tests {
         fn background_pct(&self) -> u32 {
             10
         }
-        fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<(SimTime, usize, SimTime), FsError> {
+        fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<Chunk, FsError> {
             let n = self.cache.take_dirty_cyclic(ino, max.min(2)).len();
             self.chunks.push((at, ino, n));
-            let free = if ino == 1 { at + SimDuration::from_ms(1) } else { at };
-            Ok((free, n, free))
+            let balanced = if ino == 1 { at + SimDuration::from_ms(1) } else { at };
+            let submitted = balanced + SimDuration::from_us(10);
+            Ok(Chunk { balanced, submitted, pages: n, done: submitted })
         }
     }
 
@@ -187,17 +215,19 @@ mod tests {
         let mut fs = fake(&[(1, 6), (2, 6)]);
         fs.flush.queue(SimTime::ZERO, [(2, 4)], true);
         Flusher::run_until(&mut fs, SimTime::ZERO).unwrap();
-        // kupdate's 4 pages of file 2 at once (its chunks do not block),
-        // then background's first chunk of the oldest file (1), which blocks.
+        // kupdate's 4 pages of file 2 in one step (its chunks do not block;
+        // each starts when the last was submitted, 10 us later), then
+        // background's first chunk of the oldest file (1), which blocks.
         let z = SimTime::ZERO;
-        assert_eq!(fs.chunks, vec![(z, 2, 2), (z, 2, 2), (z, 1, 2)]);
+        let us = |n| z + SimDuration::from_us(n);
+        assert_eq!(fs.chunks, vec![(z, 2, 2), (us(10), 2, 2), (us(20), 1, 2)]);
         assert!(!fs.flush.is_idle());
         // Nothing more before the block ends; then the rest, down to 4 dirty.
-        Flusher::run_until(&mut fs, z + SimDuration::from_us(999)).unwrap();
+        Flusher::run_until(&mut fs, us(1029)).unwrap();
         assert_eq!(fs.chunks.len(), 3);
         Flusher::run_until(&mut fs, z + SimDuration::from_secs(1)).unwrap();
-        let ms = SimDuration::from_ms(1);
-        assert_eq!(fs.chunks[3..], [(z + ms, 1, 2)]);
+        // The next step starts when the blocked chunk was submitted.
+        assert_eq!(fs.chunks[3..], [(us(1030), 1, 2)]);
         assert!(fs.flush.is_idle());
         assert_eq!(fs.cache.dirty_count(), 4);
     }
