@@ -376,6 +376,30 @@ fn a_writer_waits_for_the_flushers_gc_round_not_its_whole_pass() {
     fs.check_consistency().unwrap();
 }
 
+/// The flusher is one thread: a pass of many chunks that never meets
+/// foreground GC runs them one after another on its own clock, so it never
+/// queues on its own curseg_mutex hold (its chunks once all started at the
+/// pass's instant and waited on each other).
+#[test]
+fn the_flusher_never_waits_on_its_own_curseg_hold() {
+    use crate::fs::vfs::{IoMode, Vfs};
+    let mut fs = F2fs::format(ssd(128), FsConfig::default()).unwrap();
+    let root = Vfs::root(&fs);
+    let (ino, mut t) = fs.create(SimTime::ZERO, root, "f").unwrap();
+    // 4096 pages, every other block: 8 chunks of 512 for kupdate.
+    for k in 0..4096 {
+        t = Vfs::write(&mut fs, t, ino, 2 * k, &content(k + 1, 1), IoMode::Buffered).unwrap();
+    }
+    let before = fs.lock_stats().curseg_warm_data;
+    fs.flusher(t + SimDuration::from_secs(31)).unwrap();
+    fs.flusher_catch_up(t + SimDuration::from_secs(60)).unwrap();
+    let after = fs.lock_stats().curseg_warm_data;
+    assert_eq!(fs.stats().gc_fg_count, 0);
+    assert!(after.acquisitions >= before.acquisitions + 8, "{} chunks", after.acquisitions - before.acquisitions);
+    assert_eq!(after.wait_ns, before.wait_ns, "the flusher waited on its own curseg hold");
+    assert_eq!(fs.dirty_and_writeback(t + SimDuration::from_secs(60)).0, 0);
+}
+
 #[test]
 fn errors_are_results() {
     let mut fs = F2fs::format(ssd(128), FsConfig::default()).unwrap();
