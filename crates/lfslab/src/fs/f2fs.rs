@@ -1279,11 +1279,7 @@ impl<D: BlockDevice> F2fs<D> {
         for (k, chunk) in pages.chunks(BLOCKS_PER_SEG as usize).enumerate() {
             let committed = self.balance_fs(start).and_then(|s| {
                 start = s;
-                let t = self.cp_rwsem.read_from(s);
-                let c = self.commit_pages(t, ino, chunk, kind)?;
-                self.cp_rwsem.read_until(c.submitted);
-                self.cache.note_writeback(ino, c.submitted, c.submitted, c.done, chunk.len());
-                Ok(c.done)
+                self.write_back_chunk(s, ino, chunk, kind).map(|c| c.done)
             });
             match committed {
                 Ok(d) => done = done.max(d),
@@ -1297,6 +1293,18 @@ impl<D: BlockDevice> F2fs<D> {
             }
         }
         Ok((done, written))
+    }
+
+    /// One balanced chunk of writeback from `s`: its pages placed under
+    /// cp_rwsem (f2fs_lock_op, dropped once they are queued) and counted
+    /// under writeback until they complete. On an error the caller
+    /// redirties what it took.
+    fn write_back_chunk(&mut self, s: SimTime, ino: Ino, pages: &[(u64, Fingerprint)], kind: WriteKind) -> Result<Committed, FsError> {
+        let t = self.cp_rwsem.read_from(s);
+        let c = self.commit_pages(t, ino, pages, kind)?;
+        self.cp_rwsem.read_until(c.submitted);
+        self.cache.note_writeback(ino, c.submitted, c.submitted, c.done, pages.len());
+        Ok(c)
     }
 
     /// Buffered read: cached pages cost no I/O; misses are read (merged) and cached.
@@ -1570,10 +1578,10 @@ impl<D: BlockDevice> super::dirty_balance::BufferedWriteback for F2fs<D> {
     /// Wakes the flusher thread; the writer does not wait for it.
     fn start_background_writeback(&mut self, now: SimTime, _pages: usize) -> Result<(), FsError> {
         self.flush.queue(now, [], true);
-        Flusher::run_until(self, now)
+        self.flusher_catch_up(now)
     }
     fn flusher_until(&mut self, now: SimTime) -> Result<(), FsError> {
-        Flusher::run_until(self, now)
+        self.flusher_catch_up(now)
     }
 }
 
@@ -1597,18 +1605,12 @@ impl<D: BlockDevice> FlushTarget for F2fs<D> {
     fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<Chunk, FsError> {
         let s = self.balance_fs(at)?;
         let dirty = self.cache.take_dirty_cyclic(ino, max.min(BLOCKS_PER_SEG as usize));
-        let n = dirty.len();
-        if n == 0 {
-            return Ok(Chunk { balanced: s, ..Chunk::none(s) });
+        if dirty.is_empty() {
+            return Ok(Chunk::none(s));
         }
         let pages: Vec<(u64, Fingerprint)> = dirty.into_iter().map(|(o, fp)| (o, Fingerprint(fp))).collect();
-        let t = self.cp_rwsem.read_from(s);
-        match self.commit_pages(t, ino, &pages, WriteKind::Writeback) {
-            Ok(c) => {
-                self.cp_rwsem.read_until(c.submitted);
-                self.cache.note_writeback(ino, c.submitted, c.submitted, c.done, n);
-                Ok(Chunk { balanced: s, submitted: c.submitted, pages: n, done: c.done })
-            }
+        match self.write_back_chunk(s, ino, &pages, WriteKind::Writeback) {
+            Ok(c) => Ok(Chunk { balanced: s, submitted: c.submitted, pages: pages.len(), done: c.done }),
             Err(e) => {
                 // The pages not written stay dirty (redirty_page_for_writepage).
                 for &(off, fp) in &pages {

@@ -1,13 +1,13 @@
 //! The flusher as a thread of its own (fs/fs-writeback.c `wb_workfn`): a
-//! pass is a run of steps, each writing one chunk of one file, and the next
-//! step starts when the thread is free again (its last chunk submitted, or
-//! the foreground GC that chunk's `balance_fs` ran finished).
+//! pass is a run of steps, each writing chunks of files, and the next step
+//! starts when the thread is free again.
 //!
 //! A step runs when the simulation reaches its instant: every filesystem
 //! entry point, the dirty throttle's pauses and the daemon tick first run
 //! the steps already due (`run_until`). A step goes on chunk after chunk
 //! until the thread blocks (a chunk's `balance_fs` ran foreground GC or
-//! waited for another's round); the next step starts where it unblocks. So
+//! waited for another's round); the next step starts when that chunk's
+//! pages are submitted. So
 //! the application and the flusher interleave in time order, as the
 //! kernel's threads do, and a pass whose chunks each run foreground GC no
 //! longer books tens of seconds of locks at its start. Chunks that do not
@@ -94,9 +94,9 @@ impl Flusher {
 
     /// One step at `at`: chunks of kupdate's files, then of the
     /// oldest-dirtied file while over the background threshold, until the
-    /// thread blocks (its `flush_chunk` returns later than `at`: foreground
-    /// GC, or a wait for another's round). Returns the next step's instant,
-    /// None when the work is done.
+    /// thread blocks (a chunk's balance ends after the chunk's start:
+    /// foreground GC, or a wait for another's round). Returns the next
+    /// step's instant, None when the work is done.
     fn step<F: FlushTarget>(fs: &mut F, at: SimTime) -> Result<Option<SimTime>, FsError> {
         let mut done = at;
         let r = Self::chunks(fs, at, &mut done);

@@ -516,20 +516,10 @@ impl PageCache {
     /// The last sleep lasts until the count is back at the setpoint or the
     /// pause cap, whichever is first, not the kernel's rate-based pause
     /// (pages dirtied / task_ratelimit; simplified).
-    pub fn dirty_throttle(&mut self, now: SimTime, dirty_pct: u32, background_pct: u32) -> SimTime {
-        let mut t = now;
-        loop {
-            match self.throttle_step(t, dirty_pct, background_pct) {
-                Throttle::Go => return t,
-                Throttle::Pause(until) => t = until,
-                Throttle::Last(until) => return until,
-            }
-        }
-    }
-
-    /// One turn of balance_dirty_pages' loop at `now` (see
-    /// `dirty_throttle`): the caller lets the flusher run to a `Pause`'s end
-    /// and asks again.
+    ///
+    /// This is one turn of that loop at `now`: the caller
+    /// (`fs::dirty_balance`) lets the flusher run to a `Pause`'s end and
+    /// asks again.
     pub fn throttle_step(&mut self, now: SimTime, dirty_pct: u32, background_pct: u32) -> Throttle {
         let limit = self.capacity() * dirty_pct as usize / 100;
         let background = self.capacity() * background_pct as usize / 100;
@@ -811,6 +801,18 @@ mod tests {
         assert_eq!(c.dirty_files(), vec![(3, s(21))]);
     }
 
+    /// balance_dirty_pages' loop with no flusher running between turns.
+    fn dirty_throttle(c: &mut PageCache, now: SimTime, dirty_pct: u32, background_pct: u32) -> SimTime {
+        let mut t = now;
+        loop {
+            match c.throttle_step(t, dirty_pct, background_pct) {
+                Throttle::Go => return t,
+                Throttle::Pause(until) => t = until,
+                Throttle::Last(until) => return until,
+            }
+        }
+    }
+
     #[test]
     fn a_throttled_writer_sleeps_at_most_max_pause_at_a_time() {
         let s = |x: u64| SimTime::ZERO + SimDuration::from_secs(x);
@@ -821,20 +823,20 @@ mod tests {
         c.note_writeback(1, s(0), s(0), s(2), 30);
         // 180 pages in flight, above the setpoint, under the limit: one
         // pause, cut at MAX_PAUSE although the count gets back at 1 s.
-        assert_eq!(c.dirty_throttle(s(0), 20, 10), ms(200));
+        assert_eq!(dirty_throttle(&mut c, s(0), 20, 10), ms(200));
         // At the limit: whole pauses until writeback is under it (1 s),
         // then one more, which the setpoint ends before MAX_PAUSE.
         c.note_writeback(1, s(0), s(0), s(3), 20);
-        assert_eq!(c.dirty_throttle(s(0), 20, 10), s(1));
+        assert_eq!(dirty_throttle(&mut c, s(0), 20, 10), s(1));
         let mut c = PageCache::new(1000);
         c.note_writeback(1, s(0), s(0), ms(300), 250);
         c.note_writeback(1, s(0), s(0), s(5), 180);
-        assert_eq!(c.dirty_throttle(s(0), 20, 10), ms(600));
+        assert_eq!(dirty_throttle(&mut c, s(0), 20, 10), ms(600));
         // wb_max_pause: 18000 pages the device writes in 100 ms (180 K pages
         // a second) give 18000 / (1 + 180000 / 32) + 1 = 4 jiffies.
         let mut c = PageCache::new(100_000);
         c.note_writeback(1, s(0), s(0), ms(100), 18_000);
-        assert_eq!(c.dirty_throttle(s(0), 20, 10), ms(16));
+        assert_eq!(dirty_throttle(&mut c, s(0), 20, 10), ms(16));
     }
 
     #[test]
