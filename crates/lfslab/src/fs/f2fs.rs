@@ -1203,7 +1203,10 @@ impl<D: BlockDevice> F2fs<D> {
         self.cp_rwsem.read_until(submitted);
         self.note_app_write(ino, off, content);
         self.d2fs_after_op(done);
-        Ok(self.balance_fs_bg(done))
+        // No f2fs_balance_fs_bg here: the writer's f2fs_balance_fs calls it
+        // only for excess cached NAT entries (not modelled); its checkpoint
+        // triggers run in the background threads (`on_idle`).
+        Ok(done)
     }
 
     /// Hint that page `off` of `ino` will be written or read soon, in two
@@ -1234,22 +1237,27 @@ impl<D: BlockDevice> F2fs<D> {
         self.note_app_write(ino, off, content);
         t = super::dirty_balance::balance_dirty_pages(self, t)?;
         self.d2fs_after_op(t);
-        Ok(self.balance_fs_bg(t))
+        Ok(t)
     }
 
     /// Write back about `pages` dirty pages, oldest-dirtied files first, each
-    /// file in offset order from where its last pass stopped (range-cyclic,
-    /// as the flusher's wb_writeback asks); returns when the writes complete.
+    /// file in offset order from where its last pass stopped to its end
+    /// (range-cyclic, as the flusher's wb_writeback asks); a file whose
+    /// sweep reached its end goes to the back of the queue
+    /// (`PageCache::take_dirty_sweep`) and is written again from offset 0
+    /// while pages are owed. Returns when the writes complete.
     pub fn writeback(&mut self, now: SimTime, pages: usize) -> Result<SimTime, FsError> {
         let mut left = pages;
         let mut done = now;
-        for (ino, _) in self.cache.dirty_files() {
-            if left == 0 {
-                break;
-            }
+        // Two empty sweeps in a row: every dirty file was swept from its
+        // index and from 0, so nothing is left to find.
+        let mut empty = 0;
+        while left > 0 && empty < 2 {
+            let Some(ino) = self.cache.oldest_dirty_file() else { break };
             let (t, written) = self.writeback_pages(now, ino, left, WriteKind::Writeback, true)?;
             done = done.max(t);
             left = left.saturating_sub(written);
+            empty = if written == 0 { empty + 1 } else { 0 };
         }
         self.d2fs_after_op(done);
         Ok(done)
@@ -1262,10 +1270,10 @@ impl<D: BlockDevice> F2fs<D> {
 
     /// Write back up to `max` dirty pages of `ino`; returns (done, pages
     /// written). `cyclic`: the flusher's range-cyclic pass, from where the
-    /// last one stopped (`PageCache::take_dirty_cyclic`); otherwise the
-    /// whole file from offset 0, as fsync writes it.
+    /// last one stopped to the file's end (`PageCache::take_dirty_sweep`);
+    /// otherwise the whole file from offset 0, as fsync writes it.
     fn writeback_pages(&mut self, now: SimTime, ino: Ino, max: usize, kind: WriteKind, cyclic: bool) -> Result<(SimTime, usize), FsError> {
-        let dirty = if cyclic { self.cache.take_dirty_cyclic(ino, max) } else { self.cache.take_dirty(ino, max) };
+        let dirty = if cyclic { self.cache.take_dirty_sweep(ino, max, now).0 } else { self.cache.take_dirty(ino, max) };
         let written = dirty.len();
         if dirty.is_empty() {
             return Ok((now, 0));
@@ -1604,13 +1612,13 @@ impl<D: BlockDevice> FlushTarget for F2fs<D> {
     /// curseg_mutex and queued; the device I/O is not waited for).
     fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<Chunk, FsError> {
         let s = self.balance_fs(at)?;
-        let dirty = self.cache.take_dirty_cyclic(ino, max.min(BLOCKS_PER_SEG as usize));
+        let (dirty, end) = self.cache.take_dirty_sweep(ino, max.min(BLOCKS_PER_SEG as usize), s);
         if dirty.is_empty() {
-            return Ok(Chunk::none(s));
+            return Ok(Chunk { end, ..Chunk::none(s) });
         }
         let pages: Vec<(u64, Fingerprint)> = dirty.into_iter().map(|(o, fp)| (o, Fingerprint(fp))).collect();
         match self.write_back_chunk(s, ino, &pages, WriteKind::Writeback) {
-            Ok(c) => Ok(Chunk { balanced: s, submitted: c.submitted, pages: pages.len(), done: c.done }),
+            Ok(c) => Ok(Chunk { balanced: s, submitted: c.submitted, pages: pages.len(), done: c.done, end }),
             Err(e) => {
                 // The pages not written stay dirty (redirty_page_for_writepage).
                 for &(off, fp) in &pages {

@@ -18,7 +18,12 @@
 //! The work, as `wb_do_writeback` orders it:
 //! * kupdate (`wb_check_old_data_flush`): every file first dirtied
 //!   `dirty_expire` or longer ago, as many pages as it had dirty when the
-//!   pass began, range-cyclic;
+//!   pass began, range-cyclic from where the last pass stopped to the
+//!   file's end. A sweep that reaches the end with pages still dirty
+//!   (dirtied behind it) requeues the file as newly dirtied
+//!   (`requeue_inode` -> `redirty_tail_locked`, see
+//!   `PageCache::take_dirty_sweep`): the file is next written a whole
+//!   `dirty_expire` later, or by background writeback;
 //! * background (`wb_check_background_flush`, or started by
 //!   balance_dirty_pages through `wb_start_background_writeback`): the
 //!   oldest-dirtied file's pages, a chunk at a time, while the dirty pages
@@ -113,7 +118,9 @@ impl Flusher {
                 let c = if fs.flush_cache().has_dirty(ino) { fs.flush_chunk(t, ino, owed)? } else { Chunk::none(t) };
                 let left = owed.saturating_sub(c.pages);
                 let q = &mut fs.flusher_state().kupdate;
-                if c.pages == 0 || left == 0 {
+                // A sweep that reached the file's end requeued it with a
+                // fresh dirtied_when: no longer expired, its turn is over.
+                if c.pages == 0 || left == 0 || c.end {
                     q.pop_front();
                 } else {
                     q[0].1 = left;
@@ -128,7 +135,9 @@ impl Flusher {
                     continue;
                 };
                 let c = fs.flush_chunk(t, ino, usize::MAX)?;
-                if c.pages == 0 {
+                // An empty sweep to the end goes on from offset 0 (the
+                // file was requeued; wb_writeback queues it again).
+                if c.pages == 0 && !c.end {
                     fs.flusher_state().background = false;
                 }
                 c
@@ -159,11 +168,13 @@ pub(crate) struct Chunk {
     pub pages: usize,
     /// When its writes complete.
     pub done: SimTime,
+    /// The sweep reached the file's end (`PageCache::take_dirty_sweep`).
+    pub end: bool,
 }
 
 impl Chunk {
     pub(crate) fn none(at: SimTime) -> Self {
-        Chunk { balanced: at, submitted: at, pages: 0, done: at }
+        Chunk { balanced: at, submitted: at, pages: 0, done: at, end: false }
     }
 }
 
@@ -191,11 +202,12 @@ mod tests {
             10
         }
         fn flush_chunk(&mut self, at: SimTime, ino: Ino, max: usize) -> Result<Chunk, FsError> {
-            let n = self.cache.take_dirty_cyclic(ino, max.min(2)).len();
+            let (pages, end) = self.cache.take_dirty_sweep(ino, max.min(2), at);
+            let n = pages.len();
             self.chunks.push((at, ino, n));
             let balanced = if ino == 1 { at + SimDuration::from_ms(1) } else { at };
             let submitted = balanced + SimDuration::from_us(10);
-            Ok(Chunk { balanced, submitted, pages: n, done: submitted })
+            Ok(Chunk { balanced, submitted, pages: n, done: submitted, end })
         }
     }
 

@@ -613,15 +613,15 @@ impl PageCache {
         self.take_offsets(ino, offs)
     }
 
-    /// Take up to `max` dirty pages of `ino` for range-cyclic writeback
-    /// (the flusher's background and kupdate work, wb_writeback with
-    /// `range_cyclic = 1`): from the file's `writeback_index` to its end,
-    /// then from offset 0 (f2fs_write_cache_pages resets the index to 0
-    /// at the end and wb_writeback picks the inode again while pages are
-    /// owed). A pass that uses up `max` leaves the index at its last page
-    /// (`done_index`); one that reaches the end leaves it at 0. ext4 keeps
-    /// the page after the last instead; the two differ only when that page
-    /// is dirtied again before the next pass.
+    /// Take up to `max` dirty pages of `ino` for ext4's range-cyclic
+    /// writeback (the flusher's background and kupdate work): from the
+    /// file's `writeback_index` to its end, then from offset 0
+    /// (ext4_do_writepages keeps its `cycled` retry from the start of the
+    /// file; F2FS's does not, see `take_dirty_sweep`). A pass that uses up
+    /// `max` leaves the index at its last page (`done_index`); one that
+    /// reaches the end leaves it at 0. ext4 keeps the page after the last
+    /// instead; the two differ only when that page is dirtied again before
+    /// the next pass.
     pub fn take_dirty_cyclic(&mut self, ino: u32, max: usize) -> Vec<(u64, u32)> {
         let Some(f) = self.dirty.get(&ino) else { return Vec::new() };
         let from = self.writeback_index.get(&ino).copied().unwrap_or(0);
@@ -636,6 +636,43 @@ impl PageCache {
             self.writeback_index.insert(ino, next);
         }
         self.take_offsets(ino, offs)
+    }
+
+    /// Take up to `max` dirty pages of `ino` for F2FS's range-cyclic
+    /// writeback (the flusher's kupdate and background work): from the
+    /// file's `writeback_index` to its end, never wrapping within one call
+    /// (`f2fs_write_cache_pages` dropped its wrap in 2020, after mm's
+    /// 64081362e8ff). Returns the pages and whether the sweep reached the
+    /// file's end (`!done`). The index then goes back to 0, and the inode
+    /// is requeued as fs-writeback.c's `requeue_inode` does when writepages
+    /// returns with quota left: a file still dirty goes to the dirty
+    /// list's tail with dirtied_when set to `now` (`redirty_tail_locked`;
+    /// F2FS's node inode is always on b_dirty before it), so kupdate finds
+    /// it expired only `dirty_expire` later. One left clean is forgotten
+    /// the same way: a page dirtied while its writes are submitted dates
+    /// the file from `now`.
+    pub fn take_dirty_sweep(&mut self, ino: u32, max: usize, now: SimTime) -> (Vec<(u64, u32)>, bool) {
+        let Some(f) = self.dirty.get(&ino).filter(|_| max > 0) else { return (Vec::new(), max > 0) };
+        let from = self.writeback_index.get(&ino).copied().unwrap_or(0);
+        let offs = f.offsets(from, u64::MAX, max);
+        let end = offs.len() < max;
+        match (end, offs.last()) {
+            (false, Some(&last)) => {
+                self.writeback_index.insert(ino, last);
+            }
+            _ => {
+                self.writeback_index.remove(&ino);
+            }
+        }
+        let out = self.take_offsets(ino, offs);
+        if end {
+            if let Some(f) = self.dirty.get_mut(&ino) {
+                f.since = f.since.max(now);
+            } else if let Some((since, _)) = self.written_back.get_mut(&ino) {
+                *since = (*since).max(now);
+            }
+        }
+        (out, end)
     }
 
     /// Mark the dirty pages `offs` of `ino` clean and return their contents.
@@ -746,6 +783,32 @@ mod tests {
         c.write(1, 1, 1, SimTime(4));
         assert_eq!(offs(c.take_dirty(1, usize::MAX)), vec![1, 4]);
         assert_eq!(c.dirty_count(), 0);
+    }
+
+    /// F2FS's sweep stops at the file's end (no wrap within a call); a
+    /// file it leaves dirty is dated anew (requeue_inode ->
+    /// redirty_tail_locked), so kupdate does not find it expired again for
+    /// a whole dirty_expire.
+    #[test]
+    fn an_f2fs_sweep_to_the_end_requeues_a_dirty_file_as_new() {
+        let mut c = PageCache::new(100);
+        for off in [1, 3, 5, 7, 9] {
+            c.write(1, off, off as u32, SimTime(1));
+        }
+        let offs = |v: (Vec<(u64, u32)>, bool)| (v.0.into_iter().map(|(o, _)| o).collect::<Vec<_>>(), v.1);
+        assert_eq!(offs(c.take_dirty_sweep(1, 2, SimTime(10))), (vec![1, 3], false));
+        assert_eq!(c.dirty_files(), vec![(1, SimTime(1))], "quota used up: the file keeps its age");
+        c.write(1, 0, 100, SimTime(11)); // behind the cursor
+        assert_eq!(offs(c.take_dirty_sweep(1, 5, SimTime(20))), (vec![5, 7, 9], true));
+        assert_eq!(c.dirty_files(), vec![(1, SimTime(20))], "swept to the end, still dirty: dated now");
+        // The next sweep starts at offset 0.
+        assert_eq!(offs(c.take_dirty_sweep(1, 5, SimTime(30))), (vec![0], true));
+        assert!(c.dirty_files().is_empty());
+        // Left clean at 30 and dirtied again before its writes are submitted:
+        // the file dates from the sweep, not from its first dirtying.
+        c.note_writeback(1, SimTime(30), SimTime(40), SimTime(50), 1);
+        c.write(1, 2, 2, SimTime(35));
+        assert_eq!(c.dirty_files(), vec![(1, SimTime(30))]);
     }
 
     #[test]

@@ -15,9 +15,15 @@
 //!   only runs of at least `discard_granularity` blocks (1 above 80%
 //!   utilisation, DEF_DISCARD_URGENT_UTIL), largest first.
 //!
-//! Simplified, and said so here: the excess checks run after every
-//! operation (the kernel runs them from the GC thread and node writeback, a
-//! few seconds apart); background GC migrates synchronously (the kernel
+//! Simplified, and said so here: the excess checks run at the daemon tick
+//! (`on_idle`), standing for the GC thread and node writeback
+//! (`f2fs_write_node_pages` calls `f2fs_balance_fs_bg`), which the kernel
+//! runs them from, a few seconds apart. The application's writes never run
+//! them: its `f2fs_balance_fs` calls `f2fs_balance_fs_bg` only on excess
+//! cached NAT entries, not modelled. So the writer waits for a checkpoint
+//! only on cp_rwsem (block_operations), never for the whole of one it would
+//! run itself; a scaled run's checkpoints, as many per volume turnover as
+//! the paper's and each as long, no longer fall on the writer. Background GC migrates synchronously (the kernel
 //! marks BG-collected pages dirty for writeback); the discard thread's
 //! rounds since its last look are issued together; `excess_dirty_threshold`
 //! is modelled for node pages only (dentries, quota and inode metadata
