@@ -582,3 +582,26 @@ fn a_writer_ahead_of_the_device_sleeps_until_writeback_completes() {
     }
     assert!(slept > 0, "the writer never waited for the device");
 }
+
+/// f2fs_balance_fs_bg's checkpoint triggers are the background threads'
+/// (the GC thread, node writeback): a writer that leaves more dirty node
+/// pages than `excess_dirty_threshold` does not checkpoint in its own
+/// write (its f2fs_balance_fs calls f2fs_balance_fs_bg only on excess
+/// cached NAT entries); the next background look does.
+#[test]
+fn a_writer_leaves_the_dirty_node_checkpoint_to_the_background() {
+    use crate::fs::vfs::Vfs;
+    let mut cfg = FsConfig::default();
+    cfg.tuning.dirty_nodes_pages = 4;
+    let mut fs = F2fs::format(ssd(128), cfg).unwrap();
+    let root = Vfs::root(&fs);
+    let (ino, mut t) = fs.create(SimTime::ZERO, root, "f").unwrap();
+    let before = fs.stats().checkpoints;
+    // One block in each of 8 direct nodes: 8 dirty node pages, over 4.
+    for k in 0..8u64 {
+        t = fs.write(t, ino, 1000 * k + 2000, &content(k, 1)).unwrap();
+    }
+    assert_eq!(fs.stats().checkpoints, before, "the writer checkpointed itself");
+    fs.on_idle(t).unwrap();
+    assert_eq!(fs.stats().checkpoints, before + 1, "the background look checkpoints");
+}
