@@ -108,7 +108,11 @@ fn unknown_designs_list_the_valid_ones() {
 
 /// Issue 10's scale invariance at test size: on the built-in fio-randwrite
 /// workload, each design's steady IOPS and total WAF at --scale 2 lie
-/// within 15% of --scale 1. (Below scale 1 the real mkfs.f2fs -s 16
+/// within 10% of --scale 1 (D2FS is the closest to the bound, 8% in
+/// steady IOPS: its checkpoints come twice as often per second at scale 1
+/// and each waits on a device whose speed does not scale; the others are
+/// within 3%). Before F2FS's writeback requeued a file swept to its end as
+/// the kernel does, F2FS lost 12% from scale 1 to 2. (Below scale 1 the real mkfs.f2fs -s 16
 /// reserve, about 40 sections whatever the size, is a growing share of the
 /// volume: F2FS at 0.5 runs 16% slower than at 1, a size effect the kernel
 /// has too.) Before the
@@ -124,7 +128,7 @@ fn results_hold_across_scales() {
     for (x, y) in a.summary.iter().zip(&b.summary) {
         for (what, u, v) in [("steady IOPS", x.steady_iops, y.steady_iops), ("total WAF", x.total_waf, y.total_waf)] {
             let r = v / u;
-            assert!((0.85..=1.15).contains(&r), "{}: {what} {u:.3} at scale 1 but {v:.3} at 2 (ratio {r:.3})", x.design);
+            assert!((0.90..=1.10).contains(&r), "{}: {what} {u:.3} at scale 1 but {v:.3} at 2 (ratio {r:.3})", x.design);
         }
     }
 }
