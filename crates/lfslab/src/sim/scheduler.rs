@@ -64,6 +64,7 @@ impl<E> Scheduler<E> {
     }
 
     /// Schedule `event` at `at`; scheduling in the past is a causality bug.
+    #[inline]
     pub fn schedule(&mut self, at: SimTime, event: E) {
         assert!(at >= self.now, "event scheduled in the past: {at} < now {}", self.now);
         self.seq += 1;
@@ -71,6 +72,7 @@ impl<E> Scheduler<E> {
     }
 
     /// Pop the earliest event and advance the clock to it.
+    #[inline]
     pub fn pop(&mut self) -> Result<Option<(SimTime, E)>, LimitExceeded> {
         let Some(entry) = self.heap.pop() else { return Ok(None) };
         self.events_popped_count += 1;
