@@ -243,4 +243,24 @@ mod tests {
         assert!(fs.flush.is_idle());
         assert_eq!(fs.cache.dirty_count(), 4);
     }
+
+    /// kupdate's sweep of a file ends at the file's end, even with pages
+    /// owed: a page dirtied behind the cursor waits, and the file is
+    /// requeued as dirtied at the sweep (requeue_inode -> redirty_tail).
+    #[test]
+    fn a_kupdate_sweep_stops_at_the_files_end_and_requeues_it() {
+        let mut fs = fake(&[(2, 6)]);
+        let z = SimTime::ZERO;
+        fs.cache.take_dirty_sweep(2, 2, z); // an earlier pass wrote 0 and 1
+        let t = z + SimDuration::from_secs(1);
+        fs.cache.write(2, 0, 7, t); // behind the cursor
+        fs.flush.queue(t, [(2, fs.cache.dirty_of(2))], false);
+        Flusher::run_until(&mut fs, t).unwrap();
+        let pages: usize = fs.chunks.iter().map(|c| c.2).sum();
+        assert_eq!(pages, 4, "offsets 2 to 5, no wrap to 0: {:?}", fs.chunks);
+        assert!(fs.flush.is_idle(), "the file's turn ended at its end");
+        assert_eq!(fs.cache.dirty_of(2), 1);
+        let swept = fs.chunks.last().unwrap().0;
+        assert_eq!(fs.cache.dirty_files(), vec![(2, swept)], "requeued as dirtied at the sweep");
+    }
 }
