@@ -112,12 +112,11 @@ fn unknown_designs_list_the_valid_ones() {
 /// steady IOPS: its checkpoints come twice as often per second at scale 1
 /// and each waits on a device whose speed does not scale; the others are
 /// within 3%). Before F2FS's writeback requeued a file swept to its end as
-/// the kernel does, F2FS lost 12% from scale 1 to 2. (Below scale 1 the real mkfs.f2fs -s 16
-/// reserve, about 40 sections whatever the size, is a growing share of the
-/// volume: F2FS at 0.5 runs 16% slower than at 1, a size effect the kernel
-/// has too.) Before the
-/// kernel's SSR, checkpoint and IPU rules, F2FS flipped between GC regimes
-/// with scale.
+/// the kernel does, F2FS lost 12% from scale 1 to 2. (Below scale 1 the
+/// real mkfs.f2fs -s 16 reserve, about 40 sections whatever the size, is a
+/// growing share of the volume: F2FS at 0.5 runs 16% slower than at 1, a
+/// size effect the kernel has too.) Before the kernel's SSR, checkpoint and
+/// IPU rules, F2FS flipped between GC regimes with scale.
 #[test]
 fn results_hold_across_scales() {
     let file = Scenario::file_from_toml_with(lfslab::scenario::builtin("fio-randwrite").unwrap(), &[]).unwrap();

@@ -629,13 +629,22 @@ impl PageCache {
         if offs.len() < max && from > 0 {
             offs.extend(f.offsets(0, from, max - offs.len()));
         }
-        let next = if offs.len() == max { offs.last().copied().unwrap_or(0) } else { 0 };
-        if next == 0 {
-            self.writeback_index.remove(&ino);
-        } else {
-            self.writeback_index.insert(ino, next);
-        }
+        self.advance_writeback_index(ino, &offs, max);
         self.take_offsets(ino, offs)
+    }
+
+    /// `done_index` after a range-cyclic call that took `offs` of at most
+    /// `max`: its last page when the quota was used up, else 0 (the call
+    /// reached the end).
+    fn advance_writeback_index(&mut self, ino: u32, offs: &[u64], max: usize) {
+        match offs.last().filter(|_| offs.len() == max) {
+            Some(&last) if last > 0 => {
+                self.writeback_index.insert(ino, last);
+            }
+            _ => {
+                self.writeback_index.remove(&ino);
+            }
+        }
     }
 
     /// Take up to `max` dirty pages of `ino` for F2FS's range-cyclic
@@ -656,14 +665,7 @@ impl PageCache {
         let from = self.writeback_index.get(&ino).copied().unwrap_or(0);
         let offs = f.offsets(from, u64::MAX, max);
         let end = offs.len() < max;
-        match (end, offs.last()) {
-            (false, Some(&last)) => {
-                self.writeback_index.insert(ino, last);
-            }
-            _ => {
-                self.writeback_index.remove(&ino);
-            }
-        }
+        self.advance_writeback_index(ino, &offs, max);
         let out = self.take_offsets(ino, offs);
         if end {
             if let Some(f) = self.dirty.get_mut(&ino) {
@@ -763,7 +765,7 @@ mod tests {
     }
 
     /// Range-cyclic writeback goes on from where the last pass stopped and
-    /// wraps to offset 0 (f2fs_write_cache_pages' writeback_index); a
+    /// wraps to offset 0 (ext4_do_writepages' writeback_index); a
     /// whole-file pass starts at 0.
     #[test]
     fn cyclic_writeback_resumes_where_it_stopped() {

@@ -23,9 +23,11 @@
 //! cached NAT entries, not modelled. So the writer waits for a checkpoint
 //! only on cp_rwsem (block_operations), never for the whole of one it would
 //! run itself; a scaled run's checkpoints, as many per volume turnover as
-//! the paper's and each as long, no longer fall on the writer. Background GC migrates synchronously (the kernel
-//! marks BG-collected pages dirty for writeback); the discard thread's
-//! rounds since its last look are issued together; `excess_dirty_threshold`
+//! the paper's, each with a device wait that does not shrink with the
+//! volume, no longer fall on the writer. Background GC migrates
+//! synchronously (the kernel marks BG-collected pages dirty for
+//! writeback); the discard thread's rounds since its last look are issued
+//! together; `excess_dirty_threshold`
 //! is modelled for node pages only (dentries, quota and inode metadata
 //! pages are next to none here).
 
