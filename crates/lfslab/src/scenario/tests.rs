@@ -22,7 +22,7 @@ fn defaults_are_filled_and_printed() {
     assert_eq!(s.jobs[0].bs_blocks, 1);
     assert_eq!(s.jobs[0].size_blocks, s.ssd.logical_pages);
     let text = s.to_toml();
-    for knob in ["preset = \"970pro\"", "gc_policy = \"greedy\"", "iodepth = 1", "seed = 1", "program_us = 190"] {
+    for knob in ["preset = \"970pro\"", "gc_policy = \"greedy\"", "iodepth = 1", "seed = 1", "program_us = 185"] {
         assert!(text.contains(knob), "resolved scenario lacks {knob}:\n{text}");
     }
     // The resolved text is itself a valid scenario describing the same run.
