@@ -22,6 +22,12 @@ page_kib = 8
 }
 
 fn fs_gc(mode: &str) -> RunReport {
+    f2fs_randwrite(mode, "6s", "")
+}
+
+/// Random writes to a file of 70% of a 0.5 GiB F2FS partition; `job`: more
+/// job keys.
+fn f2fs_randwrite(mode: &str, runtime: &str, job: &str) -> RunReport {
     common::run(&format!(
         r#"{}
 [fs]
@@ -31,7 +37,8 @@ mode = "{mode}"
 rw = "randwrite"
 size = "70%"
 iodepth = 1
-runtime = "6s"
+runtime = "{runtime}"
+{job}
 [output]
 timeseries_interval_ms = 500
 "#,
@@ -98,22 +105,7 @@ fn fs_runs_are_deterministic() {
 /// first leaves every early section holding its share of the file.
 #[test]
 fn a_fallocated_file_gives_emptier_first_victims_than_a_written_one() {
-    let run = |layout: &str| {
-        common::run(&format!(
-            r#"{}
-[fs]
-partition_gib = 0.5
-mode = "lfs"
-[[job]]
-rw = "randwrite"
-size = "70%"
-iodepth = 1
-runtime = "3s"
-layout = "{layout}"
-"#,
-            device(1.0)
-        ))
-    };
+    let run = |layout: &str| f2fs_randwrite("lfs", "3s", &format!("layout = \"{layout}\""));
     let valid_per_round = |r: &RunReport| {
         let c = &r.fs.as_ref().expect("fs report").counters;
         assert!(c.gc_fg_count > 0, "foreground GC must run");
