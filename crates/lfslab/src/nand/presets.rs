@@ -12,9 +12,12 @@
 //!   pages, 64 to a block: 16 dies x 32 KiB / (41 us channel + 185 us) =
 //!   2.3 GB/s of programs, the real 970 Pro's 2.3 to 2.7 GB/s sequential
 //!   write; 16 KiB units gave half that. Timings are NVMeVirt's: tR
-//!   36,013 ns, tPROG 185 us (NAND_PROG_LATENCY), channel 800 MB/s, PCIe
-//!   3,360 MB/s, write-buffer firmware 4 us + 0.46 us per 4 KiB, 4 KiB read
-//!   firmware 8.5 us. NVMeVirt sets erase to 0; we use 3 ms, the typical
+//!   36,013 ns, tPROG 185 us (the artifact's NAND_PROG_LATENCY; an earlier
+//!   NVMeVirt release has 185 + 5 us), channel 800 MB/s, PCIe 3,360 MB/s,
+//!   write-buffer firmware 4 us + 0.46 us per 4 KiB, read firmware 8.5 us
+//!   (that earlier release's FW_4KB_READ_LATENCY, 25,510 - 17,010 ns; the
+//!   artifact's is 21.5 us for 4 KiB and 30.5 us for larger reads, not
+//!   adopted yet). NVMeVirt sets erase to 0; we use 3 ms, the typical
 //!   tBERS of MLC NAND datasheets (e.g. Micron MT29F64G08CBAAA, 3 ms typ.),
 //!   because erase is part of the GC cost.
 //! * `femu` — RM-IPU's FEMU setup (rm-ipu.txt §4): 4 KiB pages, read 50 us,
