@@ -135,8 +135,14 @@ pub fn scenario_for_with(
     if scale != 1.0 {
         // Resolve once to learn the defaults being scaled.
         let unscaled = Scenario::from_file_in(f.clone(), base).map_err(err)?;
-        let cap = unscaled.resolved.device.capacity_gib.expect("resolved");
-        f.device.capacity_gib = Some(cap * scale);
+        match f.device.flash_gib {
+            // A device sized by its flash scales by its flash.
+            Some(flash) => f.device.flash_gib = Some(flash * scale),
+            None => {
+                let cap = unscaled.resolved.device.capacity_gib.expect("resolved");
+                f.device.capacity_gib = Some(cap * scale);
+            }
+        }
         // A partition is a share of the device, and stays one.
         if let Some(p) = f.fs.as_mut().and_then(|fs| fs.partition_gib.as_mut()) {
             *p *= scale;
@@ -149,6 +155,13 @@ pub fn scenario_for_with(
             if let Some(r) = &j.runtime {
                 let secs = crate::scenario::parse_duration("job.runtime", r).map_err(err)?.as_secs_f64();
                 j.runtime = Some(DurationValue::Seconds(secs * scale));
+            }
+            // A size in bytes stands for the paper's bytes as the device
+            // does; a percentage scales with the device already.
+            for (name, v) in [("size", &mut j.size), ("filesize", &mut j.filesize), ("io_size", &mut j.io_size), ("offset", &mut j.offset)] {
+                if let Some(v) = v.as_mut() {
+                    *v = crate::scenario::scale_size(&format!("job.{name}"), v, scale).map_err(err)?;
+                }
             }
         }
         // A filebench fileset is sized for its device, as a job's `size` is.

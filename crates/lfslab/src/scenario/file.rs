@@ -111,6 +111,12 @@ pub struct DeviceSection {
     /// Exported (logical) capacity in GiB; default 8.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity_gib: Option<f64>,
+    /// The device sized by its raw flash in GiB instead: a conventional
+    /// device exports flash / (1 + op), a zoned one (fs.kind = "zf2fs") all
+    /// of it, as the D2FS artifact's NVMeVirt does (239.25 and 256 GiB of
+    /// 256 GiB). capacity_gib, if also given, must be what this derives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flash_gib: Option<f64>,
     /// Overprovisioning, spare / exported capacity; default the preset's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub op: Option<f64>,

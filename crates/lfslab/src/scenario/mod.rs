@@ -13,7 +13,7 @@ pub use file::*;
 
 use crate::fs::{DiscardPolicy, FsConfig, FsCosts, FsMode, GcStageCosts, IpuPolicy};
 use crate::ftl::{FtlConfig, SsdConfig};
-use crate::nand::{blocks_for_capacity, Preset, SLOT_BYTES};
+use crate::nand::{blocks_for_capacity, Geometry, Preset, SLOT_BYTES};
 use crate::sim::{Limits, SimDuration};
 use std::collections::BTreeMap;
 use crate::workload::{fio_jobfile, iolog, parse_size, trace, AccessDistribution, HostCosts, JobSpec, Precondition, RwMode};
@@ -136,6 +136,43 @@ pub fn parse_duration(field: &str, v: &DurationValue) -> Result<SimDuration, Sce
     Ok(SimDuration::from_secs_f64(secs))
 }
 
+/// A device sized by its raw flash (`device.flash_gib`).
+struct FlashSized {
+    capacity_gib: f64,
+    logical_pages: u64,
+    blocks_per_plane: u32,
+}
+
+/// What a device of `flash_gib` of raw flash exports, as the D2FS
+/// artifact's NVMeVirt sizes it (its boot log: "FTL physical space:
+/// 274876858368, logical space: 256894260157" for the conventional FTL,
+/// physical = logical for the zoned setup, OP_AREA_PERCENT 0.07 and 0). A
+/// conventional device exports flash / (1 + op). A zoned one exports all
+/// of its flash as zones; lfslab's ZNS keeps a page-mapped metadata area
+/// with its own device GC, whose reserve (`spare_sbs` superblocks: the GC
+/// threshold, the log heads and two) is added beyond the flash, so the
+/// filesystem sees every byte of it.
+fn device_by_flash(geo: &Geometry, flash_gib: f64, op: f64, zoned: bool, spare_sbs: u32) -> Result<FlashSized, ScenarioError> {
+    let flash_gib = finite_in("device.flash_gib", flash_gib, 1.0 / 1024.0, 16_384.0)?;
+    let sb = geo.superblock_bytes();
+    let flash_bytes = (flash_gib * GIB) as u64;
+    if flash_bytes % sb != 0 {
+        return Err(ScenarioError::invalid(
+            "device.flash_gib",
+            flash_gib,
+            format!("must be a whole number of {} MiB superblocks", sb >> 20),
+        ));
+    }
+    let sbs = (flash_bytes / sb) as u32;
+    let flash_pages = flash_bytes / SLOT_BYTES;
+    let (logical_pages, blocks_per_plane) = if zoned {
+        (flash_pages, sbs + spare_sbs)
+    } else {
+        ((flash_pages as f64 / (1.0 + op)).floor() as u64, sbs)
+    };
+    Ok(FlashSized { capacity_gib: (logical_pages * SLOT_BYTES) as f64 / GIB, logical_pages, blocks_per_plane })
+}
+
 fn size_bytes(field: &str, v: &SizeValue, device_bytes: Option<u64>) -> Result<u64, ScenarioError> {
     match v {
         SizeValue::Bytes(b) => Ok(*b),
@@ -157,6 +194,20 @@ fn size_bytes(field: &str, v: &SizeValue, device_bytes: Option<u64>) -> Result<u
             }
         }
     }
+}
+
+/// `v` times `scale` if it is a size in bytes (rounded down to 4 KiB, at
+/// least 4 KiB; zero stays zero); a percentage is returned as it is.
+pub fn scale_size(field: &str, v: &SizeValue, scale: f64) -> Result<SizeValue, ScenarioError> {
+    if matches!(v, SizeValue::Text(t) if t.trim().ends_with('%')) {
+        return Ok(v.clone());
+    }
+    let b = size_bytes(field, v, None)?;
+    if b == 0 {
+        return Ok(v.clone());
+    }
+    let scaled = (b as f64 * scale / SLOT_BYTES as f64).floor().max(1.0) as u64 * SLOT_BYTES;
+    Ok(SizeValue::Bytes(scaled))
 }
 
 fn blocks_of(field: &str, v: &SizeValue, bytes: u64) -> Result<u64, ScenarioError> {
@@ -287,12 +338,42 @@ impl Scenario {
                 return Err(ScenarioError::invalid(field, v, "must be between 1 and 65536"));
             }
         }
-        let capacity_gib =
-            finite_in("device.capacity_gib", *d.capacity_gib.get_or_insert(8.0), 1.0 / 1024.0, 16_384.0)?;
-        let logical_pages = (capacity_gib * GIB / SLOT_BYTES as f64).floor() as u64;
-        geo.blocks_per_plane = match d.blocks_per_plane {
-            Some(b) => b,
-            None => blocks_for_capacity(&geo, logical_pages * SLOT_BYTES, op),
+        let zoned_fs = f.fs.as_ref().and_then(|x| x.kind.as_deref()) == Some("zf2fs");
+        let (capacity_gib, logical_pages) = match d.flash_gib {
+            Some(flash) => {
+                let spare_sbs = r.ftl.gc_threshold_superblocks.unwrap_or(2) + r.ftl.streams.unwrap_or(1) + 2;
+                let sized = device_by_flash(&geo, flash, op, zoned_fs, spare_sbs)?;
+                if let Some(given) = d.capacity_gib.filter(|&c| (c - sized.capacity_gib).abs() > 1e-9 * sized.capacity_gib) {
+                    return Err(ScenarioError::invalid(
+                        "device.capacity_gib",
+                        given,
+                        format!(
+                            "device.flash_gib = {flash} makes the device export {} GiB; set one of the two",
+                            sized.capacity_gib
+                        ),
+                    ));
+                }
+                if let Some(b) = d.blocks_per_plane.filter(|&b| b != sized.blocks_per_plane) {
+                    return Err(ScenarioError::invalid(
+                        "device.blocks_per_plane",
+                        b,
+                        format!("device.flash_gib = {flash} makes {} blocks per plane; set one of the two", sized.blocks_per_plane),
+                    ));
+                }
+                d.capacity_gib = Some(sized.capacity_gib);
+                geo.blocks_per_plane = sized.blocks_per_plane;
+                (sized.capacity_gib, sized.logical_pages)
+            }
+            None => {
+                let capacity_gib =
+                    finite_in("device.capacity_gib", *d.capacity_gib.get_or_insert(8.0), 1.0 / 1024.0, 16_384.0)?;
+                let logical_pages = (capacity_gib * GIB / SLOT_BYTES as f64).floor() as u64;
+                geo.blocks_per_plane = match d.blocks_per_plane {
+                    Some(b) => b,
+                    None => blocks_for_capacity(&geo, logical_pages * SLOT_BYTES, op),
+                };
+                (capacity_gib, logical_pages)
+            }
         };
         d.blocks_per_plane = Some(geo.blocks_per_plane);
         timing.read_ns = us_to_ns("device.read_us", *d.read_us.get_or_insert(timing.read_ns as f64 / 1000.0))?;

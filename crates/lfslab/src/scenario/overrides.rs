@@ -66,6 +66,14 @@ fn set_path(root: &mut Table, key: &str, value: Value) -> Result<(), String> {
         return Err("path ends at a table, not a field".into());
     }
     table.insert(parts[i].to_string(), value);
+    // The device is sized by what it exports or by its flash: setting one
+    // replaces the other (compare --set device.capacity_gib=64 on a
+    // workload sized by flash_gib).
+    for (set, other) in [("device.capacity_gib", "flash_gib"), ("device.flash_gib", "capacity_gib")] {
+        if key == set {
+            table.remove(other);
+        }
+    }
     Ok(())
 }
 
@@ -82,6 +90,15 @@ mod tests {
         assert_eq!(t["device"]["op"].as_float(), Some(0.28));
         assert_eq!(t["job"][0]["bs"].as_str(), Some("8k"));
         assert_eq!(t["ftl"]["gc_policy"].as_str(), Some("cost-benefit"));
+    }
+
+    #[test]
+    fn a_device_size_replaces_the_other_kind() {
+        let text = "[device]\nflash_gib = 16\n";
+        let t: Table = apply(text, &["device.capacity_gib=64".into()]).unwrap().parse().unwrap();
+        assert_eq!(t["device"].as_table().unwrap().keys().collect::<Vec<_>>(), ["capacity_gib"]);
+        let t: Table = apply("[device]\ncapacity_gib = 8\n", &["device.flash_gib=32".into()]).unwrap().parse().unwrap();
+        assert_eq!(t["device"].as_table().unwrap().keys().collect::<Vec<_>>(), ["flash_gib"]);
     }
 
     #[test]

@@ -38,6 +38,30 @@ fn op_sizes_the_flash() {
     assert!(op >= 0.28 && op < 0.28 + 0.05, "op {op}");
 }
 
+/// The D2FS artifact's NVMeVirt: 256 GiB of flash, 239.25 GiB exported by
+/// the conventional FTL (OP 7%), all 256 GiB by the zoned setup.
+#[test]
+fn flash_gib_sizes_the_device_by_its_flash() {
+    let base = "[device]\npreset = \"970pro\"\nflash_gib = 16\n[[job]]\nsize = \"11520m\"\n";
+    let gib = |pages: u64| (pages * 4096) as f64 / (1u64 << 30) as f64;
+    let conv = Scenario::from_toml_str(&format!("{base}[fs]\nkind = \"f2fs\"\n")).unwrap();
+    assert_eq!(conv.ssd.geometry.total_bytes(), 16 << 30);
+    assert!((gib(conv.ssd.logical_pages) - 16.0 / 1.07).abs() < 1e-5, "exported {}", gib(conv.ssd.logical_pages));
+    let zoned = Scenario::from_toml_str(&format!("{base}[fs]\nkind = \"zf2fs\"\n")).unwrap();
+    assert_eq!(zoned.ssd.logical_pages * 4096, 16 << 30, "a zoned device exports all of its flash");
+    // Its metadata area's GC reserve is beyond the flash: threshold 2, one head, two.
+    assert_eq!(zoned.ssd.geometry.total_bytes(), (16 << 30) + 5 * (32 << 20));
+    // The same file on both: 75% of the conventional device, 70% of the zoned one.
+    assert_eq!(conv.jobs[0].size_blocks, zoned.jobs[0].size_blocks);
+    // The resolved scenario carries both sizes, consistently, and re-runs.
+    let again = Scenario::from_toml_str(&conv.to_toml()).unwrap();
+    assert_eq!(again.ssd, conv.ssd);
+    let e = err_of("[device]\nflash_gib = 16\ncapacity_gib = 15\n[[job]]\n");
+    assert!(e.to_string().contains("device.capacity_gib = 15") && e.to_string().contains("set one of the two"), "{e}");
+    let e = err_of("[device]\nflash_gib = 16.01\n[[job]]\n");
+    assert!(e.to_string().contains("device.flash_gib = 16.01") && e.to_string().contains("superblocks"), "{e}");
+}
+
 #[test]
 fn unknown_field_is_named() {
     let e = err_of("[device]\nchanels = 4\n[[job]]\n");
