@@ -131,7 +131,7 @@ fn unknown_designs_list_the_valid_ones() {
 /// within 10% of --scale 1, D2FS's steady IOPS within 12%. D2FS is 10.3%
 /// faster at scale 2 since its device is sized by its flash (75% of it
 /// holds the file, against 70% before, when it was 6%): its checkpoints
-/// (dirty-node trigger, volume-scaled) come 1.6 times as often per written
+/// (dirty-node trigger, volume-scaled) come 1.7 times as often per written
 /// GiB at scale 1, and writers wait on cp_rwsem behind each (9.4 s against
 /// 5.9 s per 75 s of run), a share of time that the device, whose speed does
 /// not scale, does not shrink. The others are within 3%. Before F2FS's writeback requeued a file swept to its end as

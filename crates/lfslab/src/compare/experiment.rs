@@ -581,7 +581,7 @@ const ARTIFACT_FIO: &str = "the artifact's plotted run (graph/Fig-13_and_15, kio
 pub const EXPERIMENTS: [Experiment; 26] = [
     Experiment {
         name: "d2fs-fio",
-        title: "D2FS §8.3-8.4 (Fig. 12, Fig. 14): FIO 4 KiB random writes, one thread, file of 70% of a 970 Pro",
+        title: "D2FS §8.3-8.4 (Fig. 12, Fig. 14): FIO 4 KiB random writes, one thread, a 180 GiB file (11.25 GiB at 1/16) on a 970 Pro of 256 GiB of flash (239.25 GiB exported; zoned: all)",
         workload: "fio-randwrite",
         designs: &["f2fs", "zf2fs", "iplfs", "d2fs"],
         variants: &[],
