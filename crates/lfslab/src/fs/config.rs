@@ -1,6 +1,7 @@
 //! Filesystem configuration: F2FS mount/mkfs options the papers vary.
 
 use serde::Serialize;
+use crate::sim::SimDuration;
 
 /// F2FS `mode=` mount option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -204,6 +205,25 @@ impl Default for GcStageCosts {
     fn default() -> Self {
         // 931 / 6,250 / 9,495 / 1,721 us per section over 2,876.6 blocks.
         GcStageCosts { meta_ns: 324, filemap_ns: 2_173, page_cache_ns: 3_301, write_ns: 598 }
+    }
+}
+
+impl GcStageCosts {
+    /// Of `n` blocks' page-cache and filemap CPU, what runs before phase 4
+    /// (`move_data_page`): phases 1-2's node lookups and phase 3's page
+    /// grab, dnode walk and read submission (`f2fs_get_read_gc_data_page`,
+    /// REQ_RAHEAD), which issue the reads as they go. From the same run's
+    /// detail line (print_GC_LATENCY, gc_latency_breakdown_detail, per
+    /// section): page grabs 6,309 us in phase 3 and 3,188 us in phase 4;
+    /// filemap 305 + 941 (p1, p2 less NAT) + 172 + 1,685 (p3 iget, dnode)
+    /// before phase 4, 1,583 + 1,567 (p4 dnode, node) in it.
+    pub fn before_move(&self, n: u64) -> SimDuration {
+        SimDuration(self.page_cache_ns * n * 6_309 / 9_497 + self.filemap_ns * n * 3_103 / 6_253)
+    }
+
+    /// The rest of `n` blocks' page-cache and filemap CPU, in phase 4.
+    pub fn in_move(&self, n: u64) -> SimDuration {
+        SimDuration((self.page_cache_ns + self.filemap_ns) * n - self.before_move(n).ns())
     }
 }
 

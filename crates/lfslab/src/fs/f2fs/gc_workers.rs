@@ -560,11 +560,19 @@ impl<D: BlockDevice> F2fs<D> {
             }
         }
         let (read_done, got) = self.submit_reads(w.t, &to_read);
-        self.stats.gc_stage_read_ns += (read_done - w.t).ns();
         for (k, g) in read_idx.into_iter().zip(got) {
             data[k] = g;
         }
-        w.t = read_done;
+        // Through the page cache, phase 3 grabs the pages and walks the
+        // dnodes while their reads run (as the serial engine's
+        // gc_section), and the moves wait only for what is left of them;
+        // the reads go out at the share's start here (one batch). With
+        // DPB the collector reads into its own buffer and then moves.
+        if !e.dpb {
+            w.t = self.gc_cpu(w.t, c.before_move(n));
+        }
+        self.stats.gc_stage_read_ns += read_done.saturating_since(w.t).ns();
+        w.t = w.t.max(read_done);
         let pairs: Vec<(u64, Fingerprint)> =
             share.blocks.iter().zip(data).map(|(&b, fp)| (b, fp.expect("a valid block holds data"))).collect();
         for chunk in pairs.chunks(e.batch_blocks as usize) {
@@ -588,7 +596,8 @@ impl<D: BlockDevice> F2fs<D> {
             self.gc.stats.svp_reservations += n;
         }
         let page = if e.dpb { e.dpb_ns } else { c.page_cache_ns };
-        t = self.gc_cpu(t, SimDuration((page + c.filemap_ns) * n));
+        // Without DPB, phase 3's share of this CPU ran in load_share.
+        t = self.gc_cpu(t, if e.dpb { SimDuration((page + c.filemap_ns) * n) } else { c.in_move(n) });
         self.stats.gc_stage_page_cache_ns += page * n;
         self.stats.gc_stage_filemap_ns += c.filemap_ns * n;
         // f2fs_allocate_data_block: under the log's curseg_mutex (none with
