@@ -1049,20 +1049,17 @@ impl<D: BlockDevice> F2fs<D> {
                 }
                 // Phase 4, block by block: wait for the block's read, then its share of the CPU.
                 let p3_end = looked_up + p3;
-                let (mut t4, mut waited, mut next_read) = (p3_end, SimDuration(0), 0usize);
+                let (mut t4, mut next_read) = (p3_end, 0usize);
                 for k in 0..blocks.len() {
                     if read_idx.get(next_read) == Some(&k) {
-                        let done = chunk_done[next_read / READ_CHUNK];
-                        if done > t4 {
-                            waited += done - t4;
-                            t4 = done;
-                        }
+                        t4 = t4.max(chunk_done[next_read / READ_CHUNK]);
                         next_read += 1;
                     }
                     t4 = t4 + SimDuration(p4.ns() * (k as u64 + 1) / n - p4.ns() * k as u64 / n);
                 }
-                self.stats.gc_stage_read_ns += waited.ns();
                 let walked = t4;
+                // The shares of p4 sum to p4, so the rest is waiting on reads.
+                self.stats.gc_stage_read_ns += (walked - p3_end).ns() - p4.ns();
                 let ready = walked + SimDuration(c.write_ns * n);
                 self.gc.cpu.account(looked_up, p3);
                 self.gc.cpu.account(SimTime(walked.0.saturating_sub(p4.ns())), p4 + (ready - walked));

@@ -59,6 +59,12 @@ fn err(field: &str, value: impl ToString, reason: impl ToString) -> ConfigError 
     ConfigError { field: field.into(), value: value.to_string(), reason: reason.to_string() }
 }
 
+/// Spare superblocks device GC needs: its threshold, one open superblock
+/// per log head, and two so a victim with an invalid slot always exists.
+pub fn gc_reserve_superblocks(gc_threshold_superblocks: u32, streams: u32) -> u32 {
+    gc_threshold_superblocks + streams + 2
+}
+
 impl SsdConfig {
     /// Overprovisioning actually provided: spare / logical.
     pub fn op(&self) -> f64 {
@@ -105,7 +111,7 @@ impl SsdConfig {
         // Spare superblocks must cover the GC reserve and every open log head,
         // plus one, or GC may find no superblock with an invalid slot.
         let spu = g.slots_per_superblock() as u64;
-        let needed_spare = self.ftl.gc_threshold_superblocks as u64 + self.ftl.streams as u64 + 2;
+        let needed_spare = gc_reserve_superblocks(self.ftl.gc_threshold_superblocks, self.ftl.streams) as u64;
         let spare = (g.total_slots().saturating_sub(self.logical_pages)) / spu;
         // An Interval Mapping's logical space is virtual (IPLFS: far larger
         // than the flash); the host keeps its live data below the capacity.

@@ -18,7 +18,7 @@ mod write_buffer;
 
 pub use activity::ActivityLog;
 pub use block_pool::{BlockPool, SbState, SuperblockInfo};
-pub use config::{ConfigError, FtlConfig, SsdConfig};
+pub use config::{gc_reserve_superblocks, ConfigError, FtlConfig, SsdConfig};
 pub use mapping::Mapping;
 pub use page_mapping::PageMapping;
 pub use ssd::{CoupledConfig, CoupledStats, CsdConfig, CsdStats, MainArea, MappingMemory, Ssd};

@@ -341,7 +341,7 @@ impl Scenario {
         let zoned_fs = f.fs.as_ref().and_then(|x| x.kind.as_deref()) == Some("zf2fs");
         let (capacity_gib, logical_pages) = match d.flash_gib {
             Some(flash) => {
-                let spare_sbs = r.ftl.gc_threshold_superblocks.unwrap_or(2) + r.ftl.streams.unwrap_or(1) + 2;
+                let spare_sbs = crate::ftl::gc_reserve_superblocks(r.ftl.gc_threshold_superblocks.unwrap_or(2), r.ftl.streams.unwrap_or(1));
                 let sized = device_by_flash(&geo, flash, op, zoned_fs, spare_sbs)?;
                 if let Some(given) = d.capacity_gib.filter(|&c| (c - sized.capacity_gib).abs() > 1e-9 * sized.capacity_gib) {
                     return Err(ScenarioError::invalid(
