@@ -107,6 +107,13 @@ impl BlockPool {
         assert!(info.valid_slots <= self.slots_per_superblock, "{sb} over-full");
     }
 
+    /// `n` slots of `sb` invalidated at once (a GC victim emptied).
+    pub fn remove_valid_n(&mut self, sb: SuperblockId, n: u32) {
+        let info = &mut self.sbs[sb.0 as usize];
+        assert!(info.valid_slots >= n, "invalidating {n} slots of {sb} which has {} valid", info.valid_slots);
+        info.valid_slots -= n;
+    }
+
     #[inline]
     pub fn remove_valid(&mut self, sb: SuperblockId) {
         let info = &mut self.sbs[sb.0 as usize];

@@ -633,20 +633,32 @@ impl Ssd {
         let mut copies_done = now;
         // Copy to the GC head. Mapping entries are random accesses;
         // prefetching a few ahead overlaps their cache misses.
-        const PREFETCH_AHEAD: usize = 16;
+        const PREFETCH_AHEAD: usize = 32;
         for i in 0..live.len() {
             if let Some(&(_, ahead, _)) = live.get(i + PREFETCH_AHEAD) {
                 self.mapping.prefetch(ahead);
             }
             let (old, lpn, read_done) = live[i];
             let fp = self.store.read(old).expect("valid slot holds data");
-            let new = self.place(gc_head, lpn, fp, read_done, victim_mtime);
+            // `place` without its invalidation: the victim's slots are
+            // released together below.
+            let new = self.alloc(gc_head, read_done);
+            self.store.program(new, fp);
+            let prev = self.mapping.set(lpn, new);
+            assert!(prev == Some(old), "GC copy of {lpn} from {old}, but the mapping said {prev:?}");
+            self.p2l[new.0 as usize] = lpn.0 as u32;
+            let sb = self.heads[gc_head].sb.expect("allocated");
+            self.pool.add_valid(sb, victim_mtime);
             self.stats.gc_write_slots += 1;
             if let Some(done) = self.finish_slot(gc_head) {
                 copies_done = copies_done.max(done);
             }
-            debug_assert_eq!(self.mapping.get(lpn), Some(new));
         }
+        // Every owned slot of the victim was in `live` (pass 1 listed them
+        // from p2l): all of them now stand invalid.
+        let start = self.layout.superblock_start(victim).0 as usize;
+        self.p2l[start..start + self.sps as usize].fill(NO_OWNER);
+        self.pool.remove_valid_n(victim, live.len() as u32);
         if let Some(t) = self.pad_and_program(gc_head) {
             copies_done = copies_done.max(t);
         }
