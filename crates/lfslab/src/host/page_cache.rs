@@ -66,15 +66,41 @@ const CHUNK_BITS: u32 = 12;
 const CHUNK_WORDS: usize = (1 << CHUNK_BITS) / 64;
 
 
+/// One cached page in 24 bytes (16 M of them at paper size's 64 GiB).
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Slot {
     key: u64,
     fp: u32,
-    dirty: bool,
-    /// Order of last use (increasing along the list).
-    seq: u64,
+    /// Order of last use (increasing along the list) in the low 31 bits,
+    /// renumbered before it would wrap (`PageCache::renumber`); the dirty
+    /// flag in the top bit.
+    used: u32,
     prev: u32,
     next: u32,
+}
+
+const DIRTY_BIT: u32 = 1 << 31;
+/// Use orders stay below this (31 bits).
+const SEQ_LIMIT: u32 = DIRTY_BIT;
+
+impl Slot {
+    #[inline]
+    fn dirty(&self) -> bool {
+        self.used & DIRTY_BIT != 0
+    }
+    #[inline]
+    fn set_dirty(&mut self, dirty: bool) {
+        self.used = self.used & !DIRTY_BIT | if dirty { DIRTY_BIT } else { 0 };
+    }
+    #[inline]
+    fn seq(&self) -> u32 {
+        self.used & !DIRTY_BIT
+    }
+    #[inline]
+    fn set_seq(&mut self, seq: u32) {
+        debug_assert!(seq < SEQ_LIMIT);
+        self.used = self.used & DIRTY_BIT | seq;
+    }
 }
 
 /// One file's dirty pages.
@@ -181,7 +207,7 @@ pub struct PageCache {
     lru_tail: u32,
     /// Every page before this one on the list is dirty (NIL: all are).
     clean_cursor: u32,
-    next_seq: u64,
+    next_seq: u32,
     dirty: BTreeMap<u32, DirtyFile>,
     /// Per file, where the next range-cyclic writeback starts
     /// (`mapping->writeback_index`); absent means 0. Kept while the file
@@ -287,13 +313,16 @@ impl PageCache {
 
     /// Put page `i` at the most recently used end.
     fn lru_push(&mut self, i: u32) {
+        if self.next_seq == SEQ_LIMIT {
+            self.renumber();
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         let s = &mut self.slots[i as usize];
-        s.seq = seq;
+        s.set_seq(seq);
         s.prev = self.lru_tail;
         s.next = NIL;
-        let clean = !s.dirty;
+        let clean = !s.dirty();
         match self.lru_tail {
             NIL => self.lru_head = i,
             t => self.slots[t as usize].next = i,
@@ -304,10 +333,23 @@ impl PageCache {
         }
     }
 
+    /// Use orders from 0 along the list, when they have run out of bits:
+    /// only their order matters, and it is kept.
+    fn renumber(&mut self) {
+        let (mut i, mut seq) = (self.lru_head, 0);
+        while i != NIL {
+            let s = &mut self.slots[i as usize];
+            s.set_seq(seq);
+            seq += 1;
+            i = s.next;
+        }
+        self.next_seq = seq;
+    }
+
     /// Page `i` turned clean in place: the cursor may have to move back to it.
     fn note_clean(&mut self, i: u32) {
         let c = self.clean_cursor;
-        if c == NIL || self.slots[i as usize].seq < self.slots[c as usize].seq {
+        if c == NIL || self.slots[i as usize].seq() < self.slots[c as usize].seq() {
             self.clean_cursor = i;
         }
     }
@@ -335,30 +377,31 @@ impl PageCache {
 
     /// Whether the page is cached and clean (its content equals the disk's).
     pub fn is_clean(&self, ino: u32, off: u64) -> bool {
-        self.slot_of((ino, off)).is_some_and(|i| !self.slots[i as usize].dirty)
+        self.slot_of((ino, off)).is_some_and(|i| !self.slots[i as usize].dirty())
     }
 
     /// Content of a clean cached page, without touching LRU or statistics
     /// (for the FS cleaner, which must not look like application reuse).
     pub fn peek_clean(&self, ino: u32, off: u64) -> Option<u32> {
-        self.slot_of((ino, off)).map(|i| &self.slots[i as usize]).filter(|p| !p.dirty).map(|p| p.fp)
+        self.slot_of((ino, off)).map(|i| &self.slots[i as usize]).filter(|p| !p.dirty()).map(|p| p.fp)
     }
 
     fn insert(&mut self, key: Key, fp: u32, dirty: bool) {
         match self.slot_of(key) {
             Some(i) => {
-                let old_dirty = self.slots[i as usize].dirty;
+                let old_dirty = self.slots[i as usize].dirty();
                 if old_dirty && !dirty {
                     self.unmark_dirty(key);
                 }
                 self.lru_unlink(i);
                 let s = &mut self.slots[i as usize];
                 s.fp = fp;
-                s.dirty = dirty;
+                s.set_dirty(dirty);
                 self.lru_push(i);
             }
             None => {
-                let slot = Slot { key: pack(key), fp, dirty, seq: 0, prev: NIL, next: NIL };
+                let mut slot = Slot { key: pack(key), fp, used: 0, prev: NIL, next: NIL };
+                slot.set_dirty(dirty);
                 let i = match self.free.pop() {
                     Some(i) => {
                         self.slots[i as usize] = slot;
@@ -387,7 +430,7 @@ impl PageCache {
     /// Dirty pages are never evicted; writeback must clean them first.
     fn evict_clean(&mut self) {
         while self.index.len() > self.capacity {
-            while self.clean_cursor != NIL && self.slots[self.clean_cursor as usize].dirty {
+            while self.clean_cursor != NIL && self.slots[self.clean_cursor as usize].dirty() {
                 self.clean_cursor = self.slots[self.clean_cursor as usize].next;
             }
             if self.clean_cursor == NIL {
@@ -427,7 +470,7 @@ impl PageCache {
     }
 
     fn is_dirty(&self, key: Key) -> bool {
-        self.slot_of(key).is_some_and(|i| self.slots[i as usize].dirty)
+        self.slot_of(key).is_some_and(|i| self.slots[i as usize].dirty())
     }
 
     /// Count a page that just became dirty and list it under its file.
@@ -690,7 +733,7 @@ impl PageCache {
             }
             let i = self.slot_of((ino, off)).expect("dirty page is cached");
             let s = &mut self.slots[i as usize];
-            s.dirty = false;
+            s.set_dirty(false);
             out.push((off, s.fp));
             self.note_clean(i);
             self.unmark_dirty((ino, off));
@@ -725,7 +768,7 @@ impl PageCache {
             while i != NIL {
                 let s = &self.slots[i as usize];
                 let (i_ino, i_off) = unpack(s.key);
-                if !s.dirty && i_ino == ino && i_off >= from && i_off < to {
+                if !s.dirty() && i_ino == ino && i_off >= from && i_off < to {
                     victims.push((i_ino, i_off));
                 }
                 i = s.next;
@@ -811,6 +854,33 @@ mod tests {
         c.note_writeback(1, SimTime(30), SimTime(40), SimTime(50), 1);
         c.write(1, 2, 2, SimTime(35));
         assert_eq!(c.dirty_files(), vec![(1, SimTime(30))]);
+    }
+
+    /// A page is 24 bytes, and running out of use orders renumbers them
+    /// without changing what is evicted: two caches, one a few uses short
+    /// of the limit, keep the same pages through dirtying, cleaning (which
+    /// compares orders) and eviction.
+    #[test]
+    fn use_orders_renumber_before_they_wrap() {
+        assert_eq!(std::mem::size_of::<Slot>(), 24);
+        let mut fresh = PageCache::new(4);
+        let mut old = PageCache::new(4);
+        old.next_seq = SEQ_LIMIT - 3;
+        for c in [&mut fresh, &mut old] {
+            c.write(1, 0, 10, SimTime(1));
+            c.insert_clean(1, 1, 11);
+            c.write(1, 2, 12, SimTime(1));
+            c.insert_clean(1, 3, 13);
+            assert_eq!(c.take_dirty(1, 1), vec![(0, 10)]); // page 0 clean again: the cursor moves back
+            c.insert_clean(1, 4, 14); // evicts page 0, the oldest clean one
+            c.insert_clean(1, 5, 15); // then page 1
+        }
+        assert!(old.next_seq < 16, "renumbered: {}", old.next_seq);
+        for c in [&mut fresh, &mut old] {
+            let cached: Vec<u64> = (0..6).filter(|&o| c.slot_of((1, o)).is_some()).collect();
+            assert_eq!(cached, vec![2, 3, 4, 5]);
+            assert_eq!(c.stats.evictions, 2);
+        }
     }
 
     #[test]
