@@ -256,15 +256,25 @@ impl PageCache {
         self.index.get(pack(key), |s| self.slots[s as usize].key)
     }
 
-    /// Hint that page (ino, off) will be used soon, in two stages a few
-    /// operations apart: 0 fetches its index bucket, 1 its slot. A hint
-    /// never changes results.
+    /// Hint that page (ino, off) will be used soon, in stages a few
+    /// operations apart: 0 fetches its index bucket, 1 its slot, 2 (the
+    /// next operation's) the slots beside it on the LRU list, which a hit
+    /// unlinks it from. A hint never changes results.
     #[inline]
     pub fn prefetch(&self, ino: u32, off: u64, stage: u8) {
         if off >= 1 << 32 {
             return;
         }
         let key = pack((ino, off));
+        if stage == 2 {
+            if let Some(i) = self.slot_of((ino, off)) {
+                let s = &self.slots[i as usize];
+                for n in [s.prev, s.next].into_iter().filter(|&n| n != NIL) {
+                    crate::prefetch::prefetch(&self.slots, n as usize);
+                }
+            }
+            return;
+        }
         let dirty = self.dirty.get(&ino);
         let c = (off >> CHUNK_BITS) as usize;
         if stage == 0 {

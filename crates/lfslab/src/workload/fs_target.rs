@@ -185,6 +185,15 @@ impl<V: Vfs> IoTarget for FsTarget<'_, V> {
         }
     }
 
+    fn hint_next(&mut self, clone: usize, next: &Op) {
+        if self.direct[clone] {
+            return;
+        }
+        if let Some(&ino) = self.files.files[clone].get(next.file as usize) {
+            self.fs.prefetch(ino, next.off, 2);
+        }
+    }
+
     fn tick(&mut self, now: SimTime) -> Result<(), FsError> {
         self.fs.background(now)
     }
