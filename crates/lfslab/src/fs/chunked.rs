@@ -32,6 +32,15 @@ impl<T: Clone> Chunked<T> {
         })
     }
 
+    /// Hint that index `i` is read or written soon: fetch its entry's
+    /// first cache line (nothing for an untouched chunk).
+    #[inline]
+    pub fn prefetch(&self, i: usize) {
+        if let Some(Some(c)) = self.chunks.get(i >> CHUNK_BITS) {
+            crate::prefetch::prefetch(c, i & (CHUNK - 1));
+        }
+    }
+
     /// How many indices are backed by memory.
     #[cfg(test)]
     pub fn allocated(&self) -> usize {

@@ -1151,7 +1151,20 @@ impl<D: BlockDevice> F2fs<D> {
         let (_, t) = self.curseg_lock[log.index()].hold(t, hold, SimDuration(0));
         let searched = self.sm.ssr_searched();
         let mut w = Vec::with_capacity(pages.len());
-        for &(off, fp) in pages {
+        // The old blocks' segment entries are random reads: fetch a few ahead.
+        const AHEAD: usize = 8;
+        let hint = |f: &Self, k: usize| {
+            if let Some(&(off, _)) = pages.get(k) {
+                if let Some(old) = f.nm.probe(ino, off).map(|s| f.nm.get_addr(s)).filter(|&a| a != NULL_ADDR) {
+                    f.sm.prefetch_block(old as u64);
+                }
+            }
+        };
+        for k in 0..AHEAD {
+            hint(self, k);
+        }
+        for (k, &(off, fp)) in pages.iter().enumerate() {
+            hint(self, k + AHEAD);
             // On an error, the pages placed so far are still written, so no
             // pointer is left to a block that never received its data.
             let slot = match self.nm.dnode_slot(ino, off, true) {

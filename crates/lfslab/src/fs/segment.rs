@@ -625,6 +625,19 @@ impl SegmentManager {
         self.release_if_dead(sec);
     }
 
+    /// Hint that block `blk` is invalidated soon: fetch its segment's
+    /// entry and section count. Never changes results.
+    #[inline]
+    pub fn prefetch_block(&self, blk: u64) {
+        let segno = self.layout.segno_of(blk);
+        let off = (blk - self.layout.seg_start(segno)) as usize;
+        // Addresses only: indexing loads the chunk pointer, not the entry.
+        let e = &self.segs[segno as usize];
+        crate::prefetch::prefetch(&e.map, off / 64);
+        crate::prefetch::prefetch(std::slice::from_ref(&e.valid), 0);
+        self.sec_valid.prefetch(self.layout.sec_of_seg(segno) as usize);
+    }
+
     pub fn is_valid(&self, blk: u64) -> bool {
         let segno = self.layout.segno_of(blk);
         let off = (blk - self.layout.seg_start(segno)) as u32;
