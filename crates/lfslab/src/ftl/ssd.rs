@@ -422,11 +422,28 @@ impl Ssd {
     /// `ready`: when the data is available to program; `mtime`: the data's
     /// modification time, kept across GC copies for cost-benefit age.
     fn place(&mut self, head: usize, lpn: Lpn, fp: Fingerprint, ready: SimTime, mtime: SimTime) -> Ppn {
+        self.place_then(head, lpn, fp, ready, mtime, |s, old| {
+            if let Some(old) = old {
+                s.invalidate(old, lpn);
+            }
+        })
+    }
+
+    /// `place`, handing the slot the mapping named before to `on_old`
+    /// instead of invalidating it (GC releases a victim's slots together).
+    fn place_then(
+        &mut self,
+        head: usize,
+        lpn: Lpn,
+        fp: Fingerprint,
+        ready: SimTime,
+        mtime: SimTime,
+        on_old: impl FnOnce(&mut Self, Option<Ppn>),
+    ) -> Ppn {
         let ppn = self.alloc(head, ready);
         self.store.program(ppn, fp);
-        if let Some(old) = self.mapping.set(lpn, ppn) {
-            self.invalidate(old, lpn);
-        }
+        let old = self.mapping.set(lpn, ppn);
+        on_old(self, old);
         self.p2l[ppn.0 as usize] = lpn.0 as u32;
         self.pool.add_valid(self.layout.superblock_of(ppn), mtime);
         ppn
@@ -640,15 +657,10 @@ impl Ssd {
             }
             let (old, lpn, read_done) = live[i];
             let fp = self.store.read(old).expect("valid slot holds data");
-            // `place` without its invalidation: the victim's slots are
-            // released together below.
-            let new = self.alloc(gc_head, read_done);
-            self.store.program(new, fp);
-            let prev = self.mapping.set(lpn, new);
-            assert!(prev == Some(old), "GC copy of {lpn} from {old}, but the mapping said {prev:?}");
-            self.p2l[new.0 as usize] = lpn.0 as u32;
-            let sb = self.heads[gc_head].sb.expect("allocated");
-            self.pool.add_valid(sb, victim_mtime);
+            // The victim's slots are released together below.
+            self.place_then(gc_head, lpn, fp, read_done, victim_mtime, |_, prev| {
+                assert!(prev == Some(old), "GC copy of {lpn} from {old}, but the mapping said {prev:?}");
+            });
             self.stats.gc_write_slots += 1;
             if let Some(done) = self.finish_slot(gc_head) {
                 copies_done = copies_done.max(done);
