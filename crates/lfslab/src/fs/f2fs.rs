@@ -33,6 +33,7 @@ mod csgc;
 mod d2fs;
 mod dir;
 mod gc_workers;
+mod move_log;
 mod iplfs;
 mod mount;
 mod namespace;
@@ -863,9 +864,11 @@ impl<D: BlockDevice> F2fs<D> {
             Ok(t) => t,
             Err((t, e)) => {
                 self.gc_lock.release(t);
+                self.close_moves(got, t);
                 return Err(e);
             }
         };
+        self.close_moves(got, t);
         self.gc_lock.release(t);
         self.fg_round = (got, t);
         self.stats.gc_time_ns += (t - got).ns();
@@ -1234,6 +1237,10 @@ impl<D: BlockDevice> F2fs<D> {
     pub fn write(&mut self, now: SimTime, ino: Ino, off: u64, content: &[Fingerprint]) -> Result<SimTime, FsError> {
         let n = content.len() as u64;
         self.check_write(ino, off, n)?;
+        // LFS mode allocates in f2fs_map_blocks, before its f2fs_balance_fs.
+        if self.gc.moves.live_at(now) && !self.should_ipu(WriteKind::Direct) {
+            self.writer_meets_gc(now, ino, off..off + n, true);
+        }
         let t0 = self.balance_fs(now)?;
         let t = self.cp_rwsem.read_from(t0) + self.cpu(n);
         // Direct I/O bypasses (and invalidates) cached pages of the range.
@@ -1326,6 +1333,10 @@ impl<D: BlockDevice> F2fs<D> {
         // Chunks are submitted without waiting for the previous ones.
         let (mut start, mut done) = (now, now);
         for (k, chunk) in pages.chunks(BLOCKS_PER_SEG as usize).enumerate() {
+            // The chunk's first page is allocated before its balance.
+            if self.gc.moves.live_at(start) && !self.should_ipu(kind) {
+                self.writer_meets_gc(start, ino, chunk[0].0..chunk[0].0 + 1, false);
+            }
             let committed = self.balance_fs(start).and_then(|s| {
                 start = s;
                 self.write_back_chunk(s, ino, chunk, kind).map(|c| c.done)

@@ -153,3 +153,45 @@ fn ssr_victim_searches_are_charged_to_the_writer() {
     let st = charged.gc_engine_stats();
     assert_eq!(seglist.hold_ns, 50 * (st.ssr_scanned_segments + st.scanned_segments));
 }
+
+/// Writers that arrive during a round (O_DIRECT in LFS mode allocates
+/// before it balances) meet the collectors where each block's move stood
+/// at their instant (`move_log.rs`): with LSU a block replaced between the
+/// victim's bitmap scan and its read is a false-positive GC read, and a
+/// writer at the round's start or after its end meets nothing.
+#[test]
+fn writers_during_a_round_meet_the_collectors_at_their_instant() {
+    let run = |on: bool, place: fn(SimTime, SimTime) -> SimTime| {
+        let mut last = (SimTime::ZERO, SimTime::ZERO);
+        let fs = churn_with(engine(GcEngineKind::Dgc, 4, on), false, |fs, _, n| {
+            let round = fs.fg_round;
+            if round == last || round.0 >= round.1 {
+                return;
+            }
+            last = round;
+            // Another thread's writes, one block each, at one instant.
+            let x = place(round.0, round.1);
+            let root = fs.root();
+            let inos: Vec<Ino> = (0..8).map(|i| fs.lookup(x, root, &format!("f{i}")).unwrap().0.unwrap()).collect();
+            for k in 0..64u64 {
+                let ino = inos[(k % 8) as usize];
+                let off = crate::sim::mix64(n * 64 + k) % 4_000;
+                fs.write(x, ino, off, &content(900_000 + n * 64 + k, 1)).unwrap();
+            }
+        });
+        fs.gc_engine_stats().clone()
+    };
+    let inside = |from: SimTime, until: SimTime| from + SimDuration((until - from).ns() / 3);
+    let full = run(true, inside);
+    assert!(full.writers_in_rounds > 0);
+    assert!(full.false_positive_reads > 0, "LSU: {full:?}");
+    assert!(full.skipped_writes >= full.false_positive_reads);
+    let spgc = run(false, inside);
+    assert!(spgc.writers_in_rounds > 0);
+    assert_eq!(spgc.false_positive_reads, 0, "without LSU the read phase re-checks the bitmap: {spgc:?}");
+    assert_eq!(spgc.svp_conflicts, 0);
+    assert!(spgc.stale_moves + spgc.skipped_writes > 0, "{spgc:?}");
+    let after = run(true, |_, until| until + SimDuration(1));
+    assert_eq!(after.writers_in_rounds, 0);
+    assert_eq!(after.false_positive_reads + after.skipped_writes + after.stale_moves + after.svp_conflicts, 0);
+}

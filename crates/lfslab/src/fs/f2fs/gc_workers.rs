@@ -20,13 +20,17 @@
 //! (DPB); `GcEngineConfig` switches them one by one (Table 3).
 //!
 //! Simplified, and said in the report: application threads stay blocked
-//! for the whole round (the checkpoint that ends it holds cp_rwsem), so no
-//! application write interleaves with collectors: ScaleLFS's false-positive
-//! GC reads and page-level conflicts with writers are never seen (zero).
+//! for the whole round (the checkpoint that ends it holds cp_rwsem), and
+//! the state a writer that arrived during it sees is the round's end. Each
+//! moved block's instants are kept (`move_log.rs`), and such a writer's
+//! first allocation is checked against them at its arrival: ScaleLFS's
+//! false-positive GC reads, skipped writes and SVP conflicts are counted
+//! there, while the moves themselves were booked whole.
 //! A worker that waits on a lock held across steps sleeps and pays the
 //! wake-up (`lock_wake_ns`).
 
 use super::*;
+use super::move_log::{Meeting, MoveLog, MovedBlock};
 use crate::fs::segment::SectionView;
 use crate::fs::config::GcEngineKind;
 use crate::host::{CpuPool, LockStats, LockTable, TimedLock};
@@ -51,12 +55,25 @@ pub struct ParallelGcStats {
     pub round_ns: u64,
     /// Pages reserved in SVP's per-file tables.
     pub svp_reservations: u64,
-    /// Writes a collector skipped because the block was rewritten since it
-    /// was read (the node-lock rule, §4.7), and reads of blocks already
-    /// invalid (false-positive GC reads, Table 1): zero while application
-    /// I/O does not interleave with a round.
+    /// Writes a collector skips because a writer replaced the block after
+    /// the victim's bitmap was scanned (the node-lock rule, §4.7), and of
+    /// them the reads of a block already replaced (false-positive GC reads,
+    /// Table 1); found at the writer's arrival (`move_log.rs`).
     pub skipped_writes: u64,
     pub false_positive_reads: u64,
+    /// Moves of blocks a writer replaced before the collector looked at
+    /// them (the kernel would not have moved them; booked all the same).
+    #[serde(default)]
+    pub stale_moves: u64,
+    /// Writers that found their page reserved by a collector (SVP) and
+    /// waited for its release.
+    #[serde(default)]
+    pub svp_conflicts: u64,
+    /// Writers that arrived during a round and allocated before they
+    /// balanced (LFS-mode O_DIRECT, a writeback chunk's first page): the
+    /// only ones that can meet a collector.
+    #[serde(default)]
+    pub writers_in_rounds: u64,
 }
 
 /// Locks and cores of the GC paths (see the module doc).
@@ -75,6 +92,9 @@ pub(super) struct GcWorkers {
     /// Blocks the filesystem submitted per second (read, write), by
     /// submission time (ScaleLFS Fig. 9b); kept when the cores are.
     io_per_s: Vec<[u64; 2]>,
+    /// The moves of the last foreground calls, for writers that arrived
+    /// during them.
+    pub(super) moves: MoveLog,
 }
 
 /// Hold `lock` for `d` of work the holder does on a core (a scan, SIT
@@ -111,6 +131,17 @@ impl GcWorkers {
 struct Share {
     segno: u32,
     blocks: Vec<u64>,
+    /// When the victim's valid-page bitmap was read for it.
+    scanned: SimTime,
+}
+
+/// Blocks read and waiting to move: (old block, content, read from the
+/// device), and the instants a writer is checked against (`MovedBlock`).
+struct Batch {
+    blocks: Vec<(u64, Fingerprint, bool)>,
+    scanned: SimTime,
+    locked: Option<SimTime>,
+    read: SimTime,
 }
 
 #[derive(Default)]
@@ -121,8 +152,8 @@ struct Worker {
     /// The section being collected, if its summaries are read.
     section: Option<u32>,
     shares: VecDeque<Share>,
-    /// Batches of (old block, content) read and waiting to move.
-    batches: VecDeque<Vec<(u64, Fingerprint)>>,
+    /// Batches read and waiting to move.
+    batches: VecDeque<Batch>,
     /// Inodes whose `i_gc_rwsem` the worker holds, and since when.
     held: Vec<(Ino, SimTime)>,
     /// Blocked on an inode another worker holds, since when.
@@ -275,7 +306,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// moved.
     pub(super) fn pgc_section(&mut self, at: SimTime, secno: u32) -> Result<SimTime, FsError> {
         let e = self.engine();
-        let shares = self.section_shares(secno);
+        let shares = self.section_shares(secno, at);
         let ssa: Vec<u64> = shares.iter().map(|s| self.layout.ssa_block_of(s.segno)).collect();
         let (at, _) = self.submit_reads(at, &ssa);
         let per_sec = self.layout.blocks_per_sec();
@@ -290,7 +321,7 @@ impl<D: BlockDevice> F2fs<D> {
             }
             let chunk = share.blocks.len().div_ceil(k).max(1);
             for (i, part) in share.blocks.chunks(chunk).enumerate() {
-                workers[i].shares.push_back(Share { segno: share.segno, blocks: part.to_vec() });
+                workers[i].shares.push_back(Share { segno: share.segno, blocks: part.to_vec(), scanned: share.scanned });
             }
         }
         let mut round = Round::default();
@@ -303,12 +334,12 @@ impl<D: BlockDevice> F2fs<D> {
         Ok(self.write_closed_summaries(end).max(end))
     }
 
-    /// One share per segment of `secno` holding valid blocks.
-    fn section_shares(&self, secno: u32) -> Vec<Share> {
+    /// One share per segment of `secno` holding valid blocks, its bitmap read at `at`.
+    fn section_shares(&self, secno: u32, at: SimTime) -> Vec<Share> {
         let spsec = self.layout.segs_per_sec;
         (secno * spsec..(secno + 1) * spsec)
             .filter(|&s| self.sm.segment_valid(s) > 0)
-            .map(|segno| Share { segno, blocks: self.sm.valid_blocks_of(segno).collect() })
+            .map(|segno| Share { segno, blocks: self.sm.valid_blocks_of(segno).collect(), scanned: at })
             .collect()
     }
 
@@ -417,6 +448,38 @@ impl<D: BlockDevice> F2fs<D> {
         }
     }
 
+    /// Writers that arrived during a parallel round: the foreground call
+    /// from `from` to `until` has ended, so its moves are kept for them.
+    pub(super) fn close_moves(&mut self, from: SimTime, until: SimTime) {
+        self.gc.moves.close(from, until);
+    }
+
+    /// A writer arriving at `x` replaces the blocks now at `offs` of `ino`
+    /// (its first allocation, made before it balances): count what it met
+    /// of a round that was under way (`move_log.rs`). `direct`: O_DIRECT.
+    pub(super) fn writer_meets_gc(&mut self, x: SimTime, ino: Ino, offs: std::ops::Range<u64>, direct: bool) {
+        if !self.gc.moves.live_at(x) {
+            return;
+        }
+        let e = self.engine();
+        self.gc.stats.writers_in_rounds += 1;
+        let sync = super::move_log::Sync { lsu: e.lsu, svp: e.svp };
+        for off in offs {
+            let Some(blk) = self.nm.probe(ino, off).map(|s| self.nm.get_addr(s)).filter(|&a| a != NULL_ADDR) else { continue };
+            let st = &mut self.gc.stats;
+            match self.gc.moves.meet(x, blk as u64, direct, sync) {
+                Meeting::Stale => st.stale_moves += 1,
+                Meeting::FalsePositiveRead => {
+                    st.false_positive_reads += 1;
+                    st.skipped_writes += 1;
+                }
+                Meeting::SkippedWrite => st.skipped_writes += 1,
+                Meeting::SvpConflict => st.svp_conflicts += 1,
+                Meeting::None => {}
+            }
+        }
+    }
+
     // ---- the event loop ----------------------------------------------------------
 
     /// Run workers until each has finished; returns the last one's end.
@@ -470,7 +533,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// One step of worker `i`.
     fn worker_step(&mut self, i: usize, w: &mut Worker, round: &mut Round) -> Result<(), FsError> {
         if let Some(batch) = w.batches.pop_front() {
-            round.pending_valid = round.pending_valid.saturating_sub(batch.len() as u64);
+            round.pending_valid = round.pending_valid.saturating_sub(batch.blocks.len() as u64);
             return self.move_batch(w, batch);
         }
         if let Some(share) = w.shares.pop_front() {
@@ -487,7 +550,7 @@ impl<D: BlockDevice> F2fs<D> {
         }
         if let Some(sec) = w.victims.pop_front() {
             // do_garbage_collect reads the section's SSA blocks ahead.
-            let shares = self.section_shares(sec);
+            let shares = self.section_shares(sec, w.t);
             let ssa: Vec<u64> = shares.iter().map(|s| self.layout.ssa_block_of(s.segno)).collect();
             let (done, _) = self.submit_reads(w.t, &ssa);
             w.t = done;
@@ -523,6 +586,7 @@ impl<D: BlockDevice> F2fs<D> {
             share.blocks.iter().map(|&b| self.owner.get(self.main_index(b)).slot().expect("a data segment holds data blocks")).collect();
         // i_gc_rwsem[WRITE] of every inode in the share, all or none (a
         // worker that finds one held sleeps until it is dropped).
+        let locked = (!e.svp).then_some(w.t);
         if !e.svp {
             let mut inos: Vec<Ino> = slots.iter().map(|s| self.nm.node(s.nid).ino).collect();
             inos.sort_unstable();
@@ -559,9 +623,12 @@ impl<D: BlockDevice> F2fs<D> {
                 }
             }
         }
+        let read_at = w.t;
         let (read_done, got) = self.submit_reads(w.t, &to_read);
+        let mut from_device = vec![false; data.len()];
         for (k, g) in read_idx.into_iter().zip(got) {
             data[k] = g;
+            from_device[k] = true;
         }
         // Through the page cache, phase 3 grabs the pages and walks the
         // dnodes while their reads run (as the serial engine's
@@ -573,10 +640,15 @@ impl<D: BlockDevice> F2fs<D> {
         }
         self.stats.gc_stage_read_ns += read_done.saturating_since(w.t).ns();
         w.t = w.t.max(read_done);
-        let pairs: Vec<(u64, Fingerprint)> =
-            share.blocks.iter().zip(data).map(|(&b, fp)| (b, fp.expect("a valid block holds data"))).collect();
-        for chunk in pairs.chunks(e.batch_blocks as usize) {
-            w.batches.push_back(chunk.to_vec());
+        let blocks: Vec<(u64, Fingerprint, bool)> = share
+            .blocks
+            .iter()
+            .zip(data)
+            .zip(from_device)
+            .map(|((&b, fp), dev)| (b, fp.expect("a valid block holds data"), dev))
+            .collect();
+        for chunk in blocks.chunks(e.batch_blocks as usize) {
+            w.batches.push_back(Batch { blocks: chunk.to_vec(), scanned: share.scanned, locked, read: read_at });
         }
         Ok(())
     }
@@ -584,10 +656,11 @@ impl<D: BlockDevice> F2fs<D> {
     /// Move a batch (`move_data_page`): the page through the page cache (or
     /// the DPB), a new block from the log (the worker's own with DWS), the
     /// SIT updated, the dnode repointed, the write dispatched.
-    fn move_batch(&mut self, w: &mut Worker, batch: Vec<(u64, Fingerprint)>) -> Result<(), FsError> {
+    fn move_batch(&mut self, w: &mut Worker, batch: Batch) -> Result<(), FsError> {
         let c = self.cfg.costs.gc;
         let e = self.engine();
-        let n = batch.len() as u64;
+        let n = batch.blocks.len() as u64;
+        let reserved = w.t;
         let wake = self.wake();
         let mut t = w.t;
         if e.svp {
@@ -626,8 +699,8 @@ impl<D: BlockDevice> F2fs<D> {
             self.gc.curseg_mutex.hold_at(t, s, end - s);
             end
         };
-        let mut writes = Vec::with_capacity(batch.len());
-        for (old, fp) in batch {
+        let mut writes = Vec::with_capacity(batch.blocks.len());
+        for (old, fp, dev) in batch.blocks {
             let own = self.owner.get(self.main_index(old));
             let new = if e.dws {
                 self.sm.alloc_stream(w.stream, t).inspect_err(|_| self.stats.out_of_space += 1)?
@@ -635,6 +708,8 @@ impl<D: BlockDevice> F2fs<D> {
                 self.sm.alloc(LogType::ColdData, t, false).inspect_err(|_| self.stats.out_of_space += 1)?
             };
             self.repoint_moved(old, new, own);
+            let read = dev.then_some(batch.read);
+            self.gc.moves.record(MovedBlock { new, scanned: batch.scanned, locked: batch.locked, read, reserved, moved: t });
             writes.push((new, fp));
         }
         let write = SimDuration(c.write_ns * n);
