@@ -125,7 +125,7 @@ const SIMPLIFICATIONS: [&str; 4] = [
     "data checking: each 4 KiB block carries a 32-bit fingerprint, so a read of wrong data goes unnoticed with probability 2^-31 per block",
 ];
 
-const PARALLEL_GC_SIMPLIFICATION: &str = "gc: a parallel GC round runs inside the call that triggered it, its collectors stepping in time order (round2 spec option B); applications stay blocked for the round, so no application write interleaves with a collector (ScaleLFS's false-positive GC reads and SVP conflicts with writers read 0); i_gc_rwsem is held per segment, the other GC locks per step; lock costs, the victim scan and the page buffer are assumed knobs (listed under gc.assumed_ns), not measurements";
+const PARALLEL_GC_SIMPLIFICATION: &str = "gc: a parallel GC round runs inside the call that triggered it, its collectors stepping in time order (round2 spec option B); applications stay blocked for the round and a writer that arrived during it sees the round's end; only writers that allocate before they balance (LFS-mode O_DIRECT, a writeback chunk's first page) can meet a collector, and each is checked against the moved blocks' instants at its arrival, which counts false-positive GC reads, skipped writes, SVP conflicts and stale moves (gc.stats) while the moves stay booked whole; i_gc_rwsem is held per segment, the other GC locks per step; lock costs, the victim scan and the page buffer are assumed knobs (listed under gc.assumed_ns), not measurements";
 
 const VICTIM_SCAN_SIMPLIFICATION: &str = "gc: a victim search costs victim_scan_ns_per_segment per dirty segment it visits, GC's and a data write's SSR search alike (under seglist_lock); an SSR search for a node log costs no time";
 

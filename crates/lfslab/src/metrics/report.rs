@@ -576,6 +576,12 @@ impl RunReport {
                 .map(|(n, u)| lock_cell(n, u))
                 .collect();
             let _ = writeln!(s, "gc locks {}", row.join(" | "));
+            let st = &g.stats;
+            let _ = writeln!(
+                s,
+                "gc meets {} writers allocated during a round: {} false-positive GC reads, {} skipped writes, {} SVP conflicts, {} stale moves",
+                st.writers_in_rounds, st.false_positive_reads, st.skipped_writes, st.svp_conflicts, st.stale_moves,
+            );
         }
         if let (Some(g), Some(fs)) = (&self.csgc, &self.fs) {
             let c = &fs.counters;
