@@ -102,7 +102,9 @@ impl MoveLog {
             return;
         }
         let mut moves = std::mem::take(&mut self.open);
-        moves.sort_unstable_by_key(|m| m.new);
+        // A block freed and reused within the call: its latest move counts.
+        moves.sort_unstable_by_key(|m| (m.new, std::cmp::Reverse(m.moved)));
+        moves.dedup_by_key(|m| m.new);
         if self.calls.len() == CALLS_KEPT {
             self.calls.pop_front();
         }
@@ -212,6 +214,11 @@ mod tests {
         assert_eq!(log.meet(at(25), 3, true, sync), Meeting::FalsePositiveRead);
         assert_eq!(log.meet(at(25), 8, true, sync), Meeting::None);
         assert_eq!(log.meet(at(70), 7, true, sync), Meeting::None);
+        // Block 9 moved twice in one call (freed and reused): the later move counts.
+        log.record(MovedBlock { new: 9, ..block(false) });
+        log.record(MovedBlock { new: 9, scanned: at(40), read: Some(at(45)), reserved: at(50), moved: at(55), ..block(false) });
+        log.close(at(2), at(61));
+        assert_eq!(log.meet(at(42), 9, true, sync), Meeting::FalsePositiveRead);
         for k in 0..CALLS_KEPT as u64 {
             log.record(MovedBlock { new: 100 + k, ..block(false) });
             log.close(at(100 * (k + 1)), at(100 * (k + 1) + 60));
