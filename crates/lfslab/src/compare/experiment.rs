@@ -1317,7 +1317,7 @@ pub const EXPERIMENTS: [Experiment; 26] = [
                  counts); the paper gives neither record size nor buffer pool: fields are sized so the database fills 70% of the \
                  partition, the pool is MySQL's default 128 MiB. The paper's \"up to\" gains are over the slowest of F2FS, F2FS-L, \
                  MAX and P-GC, lfslab's over the slowest of F2FS, F2FS-L and P-GC (MAX is not modelled); the tail is p99. The core \
-                 sweeps (Fig. 11c/f/i) are not run. The paper's WAF of 9.05 is not defined (its base is likely the records' bytes); \
+                 sweeps of Fig. 11c and 11i are scalelfs-ycsb-cores; 11f's (YCSB-B) is not run, as no GC runs in it here. The paper's WAF of 9.05 is not defined (its base is likely the records' bytes); \
                  lfslab's is the filesystem's blocks written over InnoDB's",
     },
     Experiment {
