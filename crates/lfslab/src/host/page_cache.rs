@@ -202,6 +202,9 @@ pub struct PageCache {
     slots: Vec<Slot>,
     free: Vec<u32>,
     index: PageIndex,
+    /// Cached pages per file (by inode number), so dropping a range stops
+    /// once it has seen all of them.
+    per_file: Vec<u32>,
     /// All pages, least recently used at the head.
     lru_head: u32,
     lru_tail: u32,
@@ -237,6 +240,7 @@ impl PageCache {
             slots: Vec::with_capacity(capacity_pages + 1),
             free: Vec::new(),
             index: PageIndex::with_capacity(capacity_pages + 1),
+            per_file: Vec::new(),
             lru_head: NIL,
             lru_tail: NIL,
             clean_cursor: NIL,
@@ -423,6 +427,11 @@ impl PageCache {
                     }
                 };
                 self.index.insert(pack(key), i, |s| self.slots[s as usize].key);
+                let f = key.0 as usize;
+                if self.per_file.len() <= f {
+                    self.per_file.resize(f + 1, 0);
+                }
+                self.per_file[f] += 1;
                 self.lru_push(i);
             }
         }
@@ -431,9 +440,16 @@ impl PageCache {
 
     fn remove_slot(&mut self, i: u32) {
         self.lru_unlink(i);
-        let removed = self.index.remove(self.slots[i as usize].key, |s| self.slots[s as usize].key);
+        let key = self.slots[i as usize].key;
+        let removed = self.index.remove(key, |s| self.slots[s as usize].key);
         debug_assert_eq!(removed, Some(i));
+        self.per_file[unpack(key).0 as usize] -= 1;
         self.free.push(i);
+    }
+
+    /// Pages of `ino` in the cache.
+    fn cached_of(&self, ino: u32) -> u64 {
+        self.per_file.get(ino as usize).map_or(0, |&n| n as u64)
     }
 
     /// Evict clean pages, least recently used first, while over capacity.
@@ -770,16 +786,30 @@ impl PageCache {
             // Nothing of the file is left to write back (truncate to 0, unlink).
             self.written_back.remove(&ino);
         }
-        // Clean pages: short ranges (direct I/O) by key, long ones (truncate) by an LRU walk.
-        if to.saturating_sub(from) <= 4096 {
-            victims.extend((from..to).map(|o| (ino, o)).filter(|&k| self.slot_of(k).is_some()));
-        } else {
-            let mut i = self.lru_head;
-            while i != NIL {
+        // The range's pages, now all clean: by key when the range is shorter
+        // than the cache, else by an LRU walk; either stops once it has
+        // seen every cached page of the file.
+        let total = self.cached_of(ino);
+        victims.clear();
+        if total > 0 && to.saturating_sub(from) <= (self.index.len() as u64).max(4096) {
+            for o in from..to {
+                if victims.len() as u64 == total {
+                    break;
+                }
+                if self.slot_of((ino, o)).is_some() {
+                    victims.push((ino, o));
+                }
+            }
+        } else if total > 0 {
+            let (mut seen, mut i) = (0, self.lru_head);
+            while i != NIL && seen < total {
                 let s = &self.slots[i as usize];
                 let (i_ino, i_off) = unpack(s.key);
-                if !s.dirty() && i_ino == ino && i_off >= from && i_off < to {
-                    victims.push((i_ino, i_off));
+                if i_ino == ino {
+                    seen += 1;
+                    if i_off >= from && i_off < to {
+                        victims.push((i_ino, i_off));
+                    }
                 }
                 i = s.next;
             }
@@ -904,6 +934,37 @@ mod tests {
         assert_eq!(c.get(1, 2), Some(12));
         assert_eq!(c.dirty_count(), 1);
         assert_eq!(c.stats.evictions, 1);
+    }
+
+    /// Dropping a range removes exactly the file's pages inside it, by key
+    /// or by the LRU walk, and keeps the per-file counts the early stop uses.
+    #[test]
+    fn drop_range_removes_exactly_the_range() {
+        let mut c = PageCache::new(10_000);
+        let mut x = 7u64;
+        let mut model = std::collections::BTreeSet::new();
+        for n in 0..6_000u64 {
+            x = crate::sim::mix64(x + n);
+            let (ino, off) = ((x % 5) as u32, (x >> 8) % 9_000);
+            if x & 0x100 == 0 {
+                c.write(ino, off, n as u32, SimTime(n));
+            } else {
+                c.insert_clean(ino, off, n as u32);
+            }
+            model.insert((ino, off));
+        }
+        for (ino, from, to) in [(1, 100, 200), (2, 0, u64::MAX), (3, 4_000, 8_500), (4, 8_990, 20_000), (0, 0, 50), (9, 0, 10)] {
+            c.drop_range(ino, from, to);
+            model.retain(|&(i, o)| !(i == ino && o >= from && o < to));
+            for f in 0..6u32 {
+                let want = model.iter().filter(|&&(i, _)| i == f).count() as u64;
+                assert_eq!(c.cached_of(f), want, "file {f} after dropping {ino} [{from}, {to})");
+            }
+        }
+        assert_eq!(c.len(), model.len());
+        for &(ino, off) in &model {
+            assert!(c.get(ino, off).is_some(), "({ino}, {off}) was dropped");
+        }
     }
 
     #[test]
