@@ -202,9 +202,10 @@ pub struct PageCache {
     slots: Vec<Slot>,
     free: Vec<u32>,
     index: PageIndex,
-    /// Cached pages per file (by inode number), so dropping a range stops
-    /// once it has seen all of them.
-    per_file: Vec<u32>,
+    /// Cached pages per file with any, so dropping a range stops once it
+    /// has seen all of them. A map: inode numbers are node ids, which run
+    /// into the millions on a busy volume.
+    per_file: BTreeMap<u32, u32>,
     /// All pages, least recently used at the head.
     lru_head: u32,
     lru_tail: u32,
@@ -240,7 +241,7 @@ impl PageCache {
             slots: Vec::with_capacity(capacity_pages + 1),
             free: Vec::new(),
             index: PageIndex::with_capacity(capacity_pages + 1),
-            per_file: Vec::new(),
+            per_file: BTreeMap::new(),
             lru_head: NIL,
             lru_tail: NIL,
             clean_cursor: NIL,
@@ -427,11 +428,7 @@ impl PageCache {
                     }
                 };
                 self.index.insert(pack(key), i, |s| self.slots[s as usize].key);
-                let f = key.0 as usize;
-                if self.per_file.len() <= f {
-                    self.per_file.resize(f + 1, 0);
-                }
-                self.per_file[f] += 1;
+                *self.per_file.entry(key.0).or_insert(0) += 1;
                 self.lru_push(i);
             }
         }
@@ -443,13 +440,20 @@ impl PageCache {
         let key = self.slots[i as usize].key;
         let removed = self.index.remove(key, |s| self.slots[s as usize].key);
         debug_assert_eq!(removed, Some(i));
-        self.per_file[unpack(key).0 as usize] -= 1;
+        let ino = unpack(key).0;
+        match self.per_file.get_mut(&ino) {
+            Some(n) if *n > 1 => *n -= 1,
+            Some(_) => {
+                self.per_file.remove(&ino);
+            }
+            None => panic!("page cache slot {i} of file {ino}, which has no pages counted"),
+        }
         self.free.push(i);
     }
 
     /// Pages of `ino` in the cache.
     fn cached_of(&self, ino: u32) -> u64 {
-        self.per_file.get(ino as usize).map_or(0, |&n| n as u64)
+        self.per_file.get(&ino).map_or(0, |&n| n as u64)
     }
 
     /// Evict clean pages, least recently used first, while over capacity.
