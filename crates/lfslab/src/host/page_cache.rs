@@ -202,10 +202,6 @@ pub struct PageCache {
     slots: Vec<Slot>,
     free: Vec<u32>,
     index: PageIndex,
-    /// Cached pages per file with any, so dropping a range stops once it
-    /// has seen all of them. A map: inode numbers are node ids, which run
-    /// into the millions on a busy volume.
-    per_file: BTreeMap<u32, u32>,
     /// All pages, least recently used at the head.
     lru_head: u32,
     lru_tail: u32,
@@ -241,7 +237,6 @@ impl PageCache {
             slots: Vec::with_capacity(capacity_pages + 1),
             free: Vec::new(),
             index: PageIndex::with_capacity(capacity_pages + 1),
-            per_file: BTreeMap::new(),
             lru_head: NIL,
             lru_tail: NIL,
             clean_cursor: NIL,
@@ -428,7 +423,6 @@ impl PageCache {
                     }
                 };
                 self.index.insert(pack(key), i, |s| self.slots[s as usize].key);
-                *self.per_file.entry(key.0).or_insert(0) += 1;
                 self.lru_push(i);
             }
         }
@@ -437,23 +431,9 @@ impl PageCache {
 
     fn remove_slot(&mut self, i: u32) {
         self.lru_unlink(i);
-        let key = self.slots[i as usize].key;
-        let removed = self.index.remove(key, |s| self.slots[s as usize].key);
+        let removed = self.index.remove(self.slots[i as usize].key, |s| self.slots[s as usize].key);
         debug_assert_eq!(removed, Some(i));
-        let ino = unpack(key).0;
-        match self.per_file.get_mut(&ino) {
-            Some(n) if *n > 1 => *n -= 1,
-            Some(_) => {
-                self.per_file.remove(&ino);
-            }
-            None => panic!("page cache slot {i} of file {ino}, which has no pages counted"),
-        }
         self.free.push(i);
-    }
-
-    /// Pages of `ino` in the cache.
-    fn cached_of(&self, ino: u32) -> u64 {
-        self.per_file.get(&ino).map_or(0, |&n| n as u64)
     }
 
     /// Evict clean pages, least recently used first, while over capacity.
@@ -790,30 +770,19 @@ impl PageCache {
             // Nothing of the file is left to write back (truncate to 0, unlink).
             self.written_back.remove(&ino);
         }
-        // The range's pages, now all clean: by key when the range is shorter
-        // than the cache, else by an LRU walk; either stops once it has
-        // seen every cached page of the file.
-        let total = self.cached_of(ino);
+        // The range's pages (the dirty ones among them too): by key when
+        // the range is shorter than the cache, else by an LRU walk, which
+        // visits every cached page.
         victims.clear();
-        if total > 0 && to.saturating_sub(from) <= (self.index.len() as u64).max(4096) {
-            for o in from..to {
-                if victims.len() as u64 == total {
-                    break;
-                }
-                if self.slot_of((ino, o)).is_some() {
-                    victims.push((ino, o));
-                }
-            }
-        } else if total > 0 {
-            let (mut seen, mut i) = (0, self.lru_head);
-            while i != NIL && seen < total {
+        if to.saturating_sub(from) <= (self.index.len() as u64).max(4096) {
+            victims.extend((from..to).map(|o| (ino, o)).filter(|&k| self.slot_of(k).is_some()));
+        } else {
+            let mut i = self.lru_head;
+            while i != NIL {
                 let s = &self.slots[i as usize];
                 let (i_ino, i_off) = unpack(s.key);
-                if i_ino == ino {
-                    seen += 1;
-                    if i_off >= from && i_off < to {
-                        victims.push((i_ino, i_off));
-                    }
+                if i_ino == ino && i_off >= from && i_off < to {
+                    victims.push((i_ino, i_off));
                 }
                 i = s.next;
             }
@@ -941,7 +910,7 @@ mod tests {
     }
 
     /// Dropping a range removes exactly the file's pages inside it, by key
-    /// or by the LRU walk, and keeps the per-file counts the early stop uses.
+    /// or by the LRU walk.
     #[test]
     fn drop_range_removes_exactly_the_range() {
         let mut c = PageCache::new(10_000);
@@ -960,10 +929,7 @@ mod tests {
         for (ino, from, to) in [(1, 100, 200), (2, 0, u64::MAX), (3, 4_000, 8_500), (4, 8_990, 20_000), (0, 0, 50), (9, 0, 10)] {
             c.drop_range(ino, from, to);
             model.retain(|&(i, o)| !(i == ino && o >= from && o < to));
-            for f in 0..6u32 {
-                let want = model.iter().filter(|&&(i, _)| i == f).count() as u64;
-                assert_eq!(c.cached_of(f), want, "file {f} after dropping {ino} [{from}, {to})");
-            }
+            assert_eq!(c.len(), model.len(), "after dropping {ino} [{from}, {to})");
         }
         assert_eq!(c.len(), model.len());
         for &(ino, off) in &model {
