@@ -1280,6 +1280,7 @@ impl<D: BlockDevice> F2fs<D> {
         self.cp_rwsem.read_until(t);
         self.last_req = now;
         for (i, fp) in content.iter().enumerate() {
+            self.cache.prefetch_run(ino, off + i as u64, off, off + n);
             self.cache.write(ino, off + i as u64, fp.0, t);
         }
         self.note_app_write(ino, off, content);
@@ -1393,6 +1394,7 @@ impl<D: BlockDevice> F2fs<D> {
         let mut offs = Vec::new();
         for o in off..end {
             if buffered {
+                self.cache.prefetch_run(ino, o, off, end);
                 if let Some(fp) = self.cache.get(ino, o) {
                     self.check(ino, o, Some(Fingerprint(fp)));
                     continue;

@@ -261,6 +261,22 @@ impl PageCache {
     /// next operation's) the slots beside it on the LRU list, which a hit
     /// unlinks it from. A hint never changes results.
     #[inline]
+    /// Hint for a call that goes through pages `[from, to)` in order, at
+    /// `at`: fetch the index bucket `RUN_AHEAD` pages on (each is a random
+    /// line). The first page primes the run.
+    #[inline]
+    pub fn prefetch_run(&self, ino: u32, at: u64, from: u64, to: u64) {
+        const RUN_AHEAD: u64 = 32;
+        if at == from {
+            for o in from + 1..(from + RUN_AHEAD).min(to) {
+                self.index.prefetch(pack((ino, o)));
+            }
+        }
+        if at + RUN_AHEAD < to && at + RUN_AHEAD < 1 << 32 {
+            self.index.prefetch(pack((ino, at + RUN_AHEAD)));
+        }
+    }
+
     pub fn prefetch(&self, ino: u32, off: u64, stage: u8) {
         if off >= 1 << 32 {
             return;
@@ -775,7 +791,12 @@ impl PageCache {
         // visits every cached page.
         victims.clear();
         if to.saturating_sub(from) <= (self.index.len() as u64).max(4096) {
-            victims.extend((from..to).map(|o| (ino, o)).filter(|&k| self.slot_of(k).is_some()));
+            for o in from..to {
+                self.prefetch_run(ino, o, from, to);
+                if self.slot_of((ino, o)).is_some() {
+                    victims.push((ino, o));
+                }
+            }
         } else {
             let mut i = self.lru_head;
             while i != NIL {
