@@ -664,6 +664,7 @@ impl<D: BlockDevice> Ext4<D> {
         self.check_write(ino, off, n)?;
         let t = self.handle(now) + self.cpu(n);
         for (i, fp) in content.iter().enumerate() {
+            self.cache.prefetch_run(ino, off + i as u64, off, off + n);
             self.cache.write(ino, off + i as u64, fp.0, t);
         }
         let grows = off + n > self.inodes[&ino].size_blocks;
@@ -729,6 +730,7 @@ impl<D: BlockDevice> Ext4<D> {
         let mut offs = Vec::new();
         for o in off..end {
             if buffered {
+                self.cache.prefetch_run(ino, o, off, end);
                 if let Some(fp) = self.cache.get(ino, o) {
                     self.check(ino, o, Some(Fingerprint(fp)));
                     continue;
