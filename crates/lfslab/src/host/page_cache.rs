@@ -775,27 +775,22 @@ impl PageCache {
             // nothing and reset it (f2fs_write_cache_pages), so reset it now.
             self.writeback_index.remove(&ino);
         }
-        let mut victims: Vec<Key> = match self.dirty.get(&ino) {
-            Some(f) => f.offsets(from, to, usize::MAX).into_iter().map(|o| (ino, o)).collect(),
-            None => Vec::new(),
-        };
-        for &k in &victims {
-            self.unmark_dirty(k);
+        let dirty: Vec<u64> = self.dirty.get(&ino).map_or_else(Vec::new, |f| f.offsets(from, to, usize::MAX));
+        for &o in &dirty {
+            self.unmark_dirty((ino, o));
         }
         if from == 0 {
             // Nothing of the file is left to write back (truncate to 0, unlink).
             self.written_back.remove(&ino);
         }
-        // The range's pages (the dirty ones among them too): by key when
+        // The range's slots (the dirty pages among them too): by key when
         // the range is shorter than the cache, else by an LRU walk, which
-        // visits every cached page.
-        victims.clear();
+        // visits every cached page. Slots do not move when others go.
+        let mut victims: Vec<u32> = Vec::new();
         if to.saturating_sub(from) <= (self.index.len() as u64).max(4096) {
             for o in from..to {
                 self.prefetch_run(ino, o, from, to);
-                if self.slot_of((ino, o)).is_some() {
-                    victims.push((ino, o));
-                }
+                victims.extend(self.slot_of((ino, o)));
             }
         } else {
             let mut i = self.lru_head;
@@ -803,15 +798,13 @@ impl PageCache {
                 let s = &self.slots[i as usize];
                 let (i_ino, i_off) = unpack(s.key);
                 if i_ino == ino && i_off >= from && i_off < to {
-                    victims.push((i_ino, i_off));
+                    victims.push(i);
                 }
                 i = s.next;
             }
         }
-        for key in victims {
-            if let Some(i) = self.slot_of(key) {
-                self.remove_slot(i);
-            }
+        for i in victims {
+            self.remove_slot(i);
         }
     }
 }
