@@ -94,6 +94,7 @@ pub(super) struct GcWorkers {
     io_per_s: Vec<[u64; 2]>,
     /// The moves of the last foreground calls, for writers that arrived
     /// during them.
+    #[serde(default)]
     pub(super) moves: MoveLog,
 }
 
