@@ -76,6 +76,8 @@ enum Stack {
         database: Option<Database>,
         before: FsStats,
         cache_before: PageCacheStats,
+        /// The GC engine's counters when the measured phase began.
+        gc_before: crate::fs::ParallelGcStats,
     },
 }
 
@@ -182,6 +184,7 @@ impl Run {
                     database: None,
                     before: FsStats::default(),
                     cache_before: PageCacheStats::default(),
+                    gc_before: Default::default(),
                 }
             }
         };
@@ -274,7 +277,7 @@ impl Run {
                 self.now = end;
                 self.precondition = summary;
             }
-            Stack::Fs { fs, files, filesets, database, before, cache_before } => {
+            Stack::Fs { fs, files, filesets, database, before, cache_before, gc_before } => {
                 let (set, mut t) =
                     workload::layout_files(&mut **fs, &self.scenario.jobs, &prng, self.now, self.progress.as_ref())
                         .map_err(|e| RunError::Fs(format!("laying out files: {e}")))?;
@@ -314,6 +317,7 @@ impl Run {
                 };
                 *before = fs.stats().clone();
                 *cache_before = fs.page_cache_stats();
+                *gc_before = fs.as_f2fs().map(|f| f.gc_engine_stats().clone()).unwrap_or_default();
                 *files = Some(set);
                 self.now = t;
             }
@@ -620,7 +624,7 @@ impl Run {
             _ => None,
         };
         let gc = match (&self.stack, s.fs.as_ref()) {
-            (Stack::Fs { fs, before, .. }, Some(f))
+            (Stack::Fs { fs, before, gc_before, .. }, Some(f))
                 if f.config.ext4.is_none() && (f.config.gc_engine.kind != crate::fs::GcEngineKind::Serial || f.config.host_cores > 0) =>
             {
                 let fs = fs.as_f2fs().expect("the F2FS family");
@@ -655,6 +659,7 @@ impl Run {
                     host_cores: f.config.host_cores,
                     gc_time_s: fs.stats().since(before).gc_time_ns as f64 / 1e9,
                     mean_active_collectors: if st.round_ns == 0 { 0.0 } else { (st.worker_busy_ns as f64 / st.round_ns as f64 * 1e3).round() / 1e3 },
+                    measured_false_positive_reads: st.false_positive_reads - gc_before.false_positive_reads,
                     stats: st,
                     locks: fs.gc_lock_table(),
                     cpu_utilisation_pct: fs.cpu_utilisation_pct().into_iter().map(|u| (u * 100.0).round() / 100.0).collect(),

@@ -395,7 +395,7 @@ impl Metric {
             Metric::MeanCollectors => rep.gc.as_ref()?.mean_active_collectors,
             Metric::FalsePositiveReadsPerMop => {
                 let ops = ops_per_s(rep)? * rep.sim.measured_sim_time_s;
-                (ops > 0.0).then(|| rep.gc.as_ref().map(|g| g.stats.false_positive_reads as f64 * 1e6 / ops))??
+                (ops > 0.0).then(|| rep.gc.as_ref().map(|g| g.measured_false_positive_reads as f64 * 1e6 / ops))??
             }
             Metric::CpuPeakPct => rep.gc.as_ref()?.cpu_utilisation_pct.iter().cloned().reduce(f64::max)?,
             Metric::CpuSteadyPct => {

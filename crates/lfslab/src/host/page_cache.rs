@@ -256,27 +256,28 @@ impl PageCache {
         self.index.get(pack(key), |s| self.slots[s as usize].key)
     }
 
+    /// Hint for a call that goes through pages `[from, to)` in order, at
+    /// `at`: fetch the index bucket `RUN_AHEAD` pages on (each is a random
+    /// line). The first page primes the run. Offsets past 2^32 are no page.
+    #[inline]
+    pub fn prefetch_run(&self, ino: u32, at: u64, from: u64, to: u64) {
+        const RUN_AHEAD: u64 = 32;
+        let to = to.min(1 << 32);
+        if at == from {
+            for o in from.saturating_add(1)..from.saturating_add(RUN_AHEAD).min(to) {
+                self.index.prefetch(pack((ino, o)));
+            }
+        }
+        if at.saturating_add(RUN_AHEAD) < to {
+            self.index.prefetch(pack((ino, at + RUN_AHEAD)));
+        }
+    }
+
     /// Hint that page (ino, off) will be used soon, in stages a few
     /// operations apart: 0 fetches its index bucket, 1 its slot, 2 (the
     /// next operation's) the slots beside it on the LRU list, which a hit
     /// unlinks it from. A hint never changes results.
     #[inline]
-    /// Hint for a call that goes through pages `[from, to)` in order, at
-    /// `at`: fetch the index bucket `RUN_AHEAD` pages on (each is a random
-    /// line). The first page primes the run.
-    #[inline]
-    pub fn prefetch_run(&self, ino: u32, at: u64, from: u64, to: u64) {
-        const RUN_AHEAD: u64 = 32;
-        if at == from {
-            for o in from + 1..(from + RUN_AHEAD).min(to) {
-                self.index.prefetch(pack((ino, o)));
-            }
-        }
-        if at + RUN_AHEAD < to && at + RUN_AHEAD < 1 << 32 {
-            self.index.prefetch(pack((ino, at + RUN_AHEAD)));
-        }
-    }
-
     pub fn prefetch(&self, ino: u32, off: u64, stage: u8) {
         if off >= 1 << 32 {
             return;

@@ -218,6 +218,9 @@ pub struct GcReport {
     pub mean_active_collectors: f64,
     /// Whole run.
     pub stats: crate::fs::ParallelGcStats,
+    /// False-positive GC reads in the measured phase (ScaleLFS §5.5's
+    /// figure is per request of the measured run).
+    pub measured_false_positive_reads: u64,
     /// The GC paths' locks over the whole run.
     pub locks: crate::host::LockTable,
     /// Host CPU busy per simulated second, percent of the cores (of one

@@ -466,9 +466,14 @@ impl<D: BlockDevice> F2fs<D> {
         self.gc.stats.writers_in_rounds += 1;
         let sync = super::move_log::Sync { lsu: e.lsu, svp: e.svp };
         for off in offs {
-            let Some(blk) = self.nm.probe(ino, off).map(|s| self.nm.get_addr(s)).filter(|&a| a != NULL_ADDR) else { continue };
+            let Some(slot) = self.nm.probe(ino, off) else { continue };
+            let blk = self.nm.get_addr(slot);
+            if blk == NULL_ADDR {
+                continue;
+            }
+            let owner = (slot.nid as u64) << 32 | slot.ofs as u64;
             let st = &mut self.gc.stats;
-            match self.gc.moves.meet(x, blk as u64, direct, sync) {
+            match self.gc.moves.meet(x, blk as u64, owner, direct, sync) {
                 Meeting::Stale => st.stale_moves += 1,
                 Meeting::FalsePositiveRead => {
                     st.false_positive_reads += 1;
@@ -708,9 +713,18 @@ impl<D: BlockDevice> F2fs<D> {
             } else {
                 self.sm.alloc(LogType::ColdData, t, false).inspect_err(|_| self.stats.out_of_space += 1)?
             };
+            let slot = own.slot().expect("a data segment holds data blocks");
             self.repoint_moved(old, new, own);
-            let read = dev.then_some(batch.read);
-            self.gc.moves.record(MovedBlock { new, scanned: batch.scanned, locked: batch.locked, read, reserved, moved: t });
+            self.gc.moves.record(MovedBlock {
+                new,
+                owner: (slot.nid as u64) << 32 | slot.ofs as u64,
+                scanned: batch.scanned,
+                locked: batch.locked,
+                read: batch.read,
+                from_device: dev,
+                reserved,
+                moved: t,
+            });
             writes.push((new, fp));
         }
         let write = SimDuration(c.write_ns * n);

@@ -42,12 +42,17 @@ const CALLS_KEPT: usize = 4;
 pub(super) struct MovedBlock {
     /// Where it went (the address a later writer replaces).
     pub new: u64,
+    /// Whose block it is: its dnode and slot (`nid << 32 | ofs`), so an
+    /// address reused since is not taken for it.
+    pub owner: u64,
     /// The victim's valid-page bitmap read (its shares listed).
     pub scanned: SimTime,
     /// The owning inode's `i_gc_rwsem` taken (None with SVP).
     pub locked: Option<SimTime>,
-    /// Its read issued (None: it came from the page cache, no device read).
-    pub read: Option<SimTime>,
+    /// Its read phase (the bitmap re-checked without LSU), and whether it
+    /// read the device (not the page cache).
+    pub read: SimTime,
+    pub from_device: bool,
     /// Its batch's move began (the SVP reservation), and its dnode repointed.
     pub reserved: SimTime,
     pub moved: SimTime,
@@ -117,19 +122,16 @@ impl MoveLog {
         self.calls.iter().any(|c| c.from < x && x < c.until)
     }
 
-    /// A writer arriving at `x` replaces block `blk`; `direct`: an O_DIRECT
-    /// writer (it takes `i_gc_rwsem` without SVP; writeback does not).
-    pub(super) fn meet(&self, x: SimTime, blk: u64, direct: bool, sync: Sync) -> Meeting {
-        let Some(m) = self
-            .calls
-            .iter()
-            .rev()
-            .filter(|c| c.from < x && x < c.until)
-            .find_map(|c| c.moves.binary_search_by_key(&blk, |m| m.new).ok().map(|i| c.moves[i]))
-        else {
-            return Meeting::None;
-        };
-        classify(&m, x, direct, sync)
+    /// A writer arriving at `x` replaces block `blk` of `owner`; `direct`:
+    /// an O_DIRECT writer (it takes `i_gc_rwsem` without SVP; writeback
+    /// does not). The latest call that moved something to `blk` answers,
+    /// if the writer arrived during it.
+    pub(super) fn meet(&self, x: SimTime, blk: u64, owner: u64, direct: bool, sync: Sync) -> Meeting {
+        let found = self.calls.iter().rev().find_map(|c| c.moves.binary_search_by_key(&blk, |m| m.new).ok().map(|i| (c, c.moves[i])));
+        match found {
+            Some((c, m)) if c.from < x && x < c.until && m.owner == owner => classify(&m, x, direct, sync),
+            _ => Meeting::None,
+        }
     }
 }
 
@@ -144,19 +146,15 @@ fn classify(m: &MovedBlock, x: SimTime, direct: bool, sync: Sync) -> Meeting {
     if direct && m.locked.is_some_and(|l| x >= l) {
         return Meeting::None;
     }
-    if x < m.scanned {
+    if x < m.scanned || (x < m.read && !sync.lsu) {
         return Meeting::Stale;
     }
-    match m.read {
-        Some(r) if x < r => {
-            if sync.lsu {
-                Meeting::FalsePositiveRead
-            } else {
-                Meeting::Stale
-            }
-        }
-        _ => Meeting::SkippedWrite,
+    if x < m.read && m.from_device {
+        return Meeting::FalsePositiveRead;
     }
+    // Read while valid (or, with LSU, taken from the page cache after it
+    // was replaced): the node-lock rule skips the write.
+    Meeting::SkippedWrite
 }
 
 #[cfg(test)]
@@ -171,9 +169,11 @@ mod tests {
     fn block(locked: bool) -> MovedBlock {
         MovedBlock {
             new: 7,
+            owner: 1 << 32 | 5,
             scanned: at(10),
             locked: locked.then(|| at(20)),
-            read: Some(at(30)),
+            read: at(30),
+            from_device: true,
             reserved: at(40),
             moved: at(50),
         }
@@ -197,28 +197,39 @@ mod tests {
         assert_eq!(classify(&locked, at(25), true, plain), Meeting::None);
         assert_eq!(classify(&locked, at(15), true, plain), Meeting::Stale);
         assert_eq!(classify(&locked, at(25), false, plain), Meeting::Stale);
-        // A block served from the page cache had no read to be a false positive.
-        let cached = MovedBlock { read: None, ..b };
+        // A block served from the page cache had no read to be a false
+        // positive; without LSU its read phase still re-checks the bitmap.
+        let cached = MovedBlock { from_device: false, ..b };
         assert_eq!(classify(&cached, at(25), true, lsu_svp), Meeting::SkippedWrite);
+        assert_eq!(classify(&cached, at(25), false, plain), Meeting::Stale);
     }
 
     #[test]
     fn only_kept_calls_that_span_the_writer_answer() {
+        const O: u64 = 1 << 32 | 5;
         let mut log = MoveLog::default();
         let sync = Sync { lsu: true, svp: true };
         log.record(block(false));
         log.record(MovedBlock { new: 3, ..block(false) });
         log.close(at(1), at(60));
         assert!(log.live_at(at(25)) && !log.live_at(at(60)) && !log.live_at(at(1)));
-        assert_eq!(log.meet(at(25), 7, true, sync), Meeting::FalsePositiveRead);
-        assert_eq!(log.meet(at(25), 3, true, sync), Meeting::FalsePositiveRead);
-        assert_eq!(log.meet(at(25), 8, true, sync), Meeting::None);
-        assert_eq!(log.meet(at(70), 7, true, sync), Meeting::None);
+        assert_eq!(log.meet(at(25), 7, O, true, sync), Meeting::FalsePositiveRead);
+        assert_eq!(log.meet(at(25), 3, O, true, sync), Meeting::FalsePositiveRead);
+        assert_eq!(log.meet(at(25), 8, O, true, sync), Meeting::None);
+        assert_eq!(log.meet(at(70), 7, O, true, sync), Meeting::None);
         // Block 9 moved twice in one call (freed and reused): the later move counts.
         log.record(MovedBlock { new: 9, ..block(false) });
-        log.record(MovedBlock { new: 9, scanned: at(40), read: Some(at(45)), reserved: at(50), moved: at(55), ..block(false) });
+        log.record(MovedBlock { new: 9, scanned: at(40), read: at(45), reserved: at(50), moved: at(55), ..block(false) });
         log.close(at(2), at(61));
-        assert_eq!(log.meet(at(42), 9, true, sync), Meeting::FalsePositiveRead);
+        assert_eq!(log.meet(at(42), 9, O, true, sync), Meeting::FalsePositiveRead);
+        // Another file's block at the address is not the one moved.
+        assert_eq!(log.meet(at(42), 9, O + 1, true, sync), Meeting::None);
+        // A later call moved something to 7: it answers, and a writer from
+        // the first call's window meets nothing there.
+        log.record(MovedBlock { new: 7, ..block(false) });
+        log.close(at(100), at(160));
+        assert_eq!(log.meet(at(25), 7, O, true, sync), Meeting::None);
+        assert_eq!(log.meet(at(125), 7, O, true, sync), Meeting::None);
         for k in 0..CALLS_KEPT as u64 {
             log.record(MovedBlock { new: 100 + k, ..block(false) });
             log.close(at(100 * (k + 1)), at(100 * (k + 1) + 60));
