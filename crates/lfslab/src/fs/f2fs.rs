@@ -1238,9 +1238,7 @@ impl<D: BlockDevice> F2fs<D> {
         let n = content.len() as u64;
         self.check_write(ino, off, n)?;
         // LFS mode allocates in f2fs_map_blocks, before its f2fs_balance_fs.
-        if self.gc.moves.live_at(now) && !self.should_ipu(WriteKind::Direct) {
-            self.writer_meets_gc(now, ino, off..off + n, true);
-        }
+        self.writer_meets_gc(now, ino, off..off + n, WriteKind::Direct);
         let t0 = self.balance_fs(now)?;
         let t = self.cp_rwsem.read_from(t0) + self.cpu(n);
         // Direct I/O bypasses (and invalidates) cached pages of the range.
@@ -1335,9 +1333,7 @@ impl<D: BlockDevice> F2fs<D> {
         let (mut start, mut done) = (now, now);
         for (k, chunk) in pages.chunks(BLOCKS_PER_SEG as usize).enumerate() {
             // The chunk's first page is allocated before its balance.
-            if self.gc.moves.live_at(start) && !self.should_ipu(kind) {
-                self.writer_meets_gc(start, ino, chunk[0].0..chunk[0].0 + 1, false);
-            }
+            self.writer_meets_gc(start, ino, chunk[0].0..chunk[0].0 + 1, kind);
             let committed = self.balance_fs(start).and_then(|s| {
                 start = s;
                 self.write_back_chunk(s, ino, chunk, kind).map(|c| c.done)

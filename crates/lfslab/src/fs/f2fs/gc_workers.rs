@@ -30,7 +30,7 @@
 //! wake-up (`lock_wake_ns`).
 
 use super::*;
-use super::move_log::{Meeting, MoveLog, MovedBlock};
+use super::move_log::{owner_key, Meeting, MoveLog, MovedBlock};
 use crate::fs::segment::SectionView;
 use crate::fs::config::GcEngineKind;
 use crate::host::{CpuPool, LockStats, LockTable, TimedLock};
@@ -455,13 +455,15 @@ impl<D: BlockDevice> F2fs<D> {
         self.gc.moves.close(from, until);
     }
 
-    /// A writer arriving at `x` replaces the blocks now at `offs` of `ino`
-    /// (its first allocation, made before it balances): count what it met
-    /// of a round that was under way (`move_log.rs`). `direct`: O_DIRECT.
-    pub(super) fn writer_meets_gc(&mut self, x: SimTime, ino: Ino, offs: std::ops::Range<u64>, direct: bool) {
-        if !self.gc.moves.live_at(x) {
+    /// A writer of `kind` arriving at `x` replaces the blocks now at `offs`
+    /// of `ino` (its first allocation, made before it balances, unless it
+    /// writes in place): count what it met of a round that was under way
+    /// (`move_log.rs`).
+    pub(super) fn writer_meets_gc(&mut self, x: SimTime, ino: Ino, offs: std::ops::Range<u64>, kind: WriteKind) {
+        if !self.gc.moves.live_at(x) || self.should_ipu(kind) {
             return;
         }
+        let direct = kind == WriteKind::Direct;
         let e = self.engine();
         self.gc.stats.writers_in_rounds += 1;
         let sync = super::move_log::Sync { lsu: e.lsu, svp: e.svp };
@@ -471,9 +473,8 @@ impl<D: BlockDevice> F2fs<D> {
             if blk == NULL_ADDR {
                 continue;
             }
-            let owner = (slot.nid as u64) << 32 | slot.ofs as u64;
             let st = &mut self.gc.stats;
-            match self.gc.moves.meet(x, blk as u64, owner, direct, sync) {
+            match self.gc.moves.meet(x, blk as u64, owner_key(slot), direct, sync) {
                 Meeting::Stale => st.stale_moves += 1,
                 Meeting::FalsePositiveRead => {
                     st.false_positive_reads += 1;
@@ -717,7 +718,7 @@ impl<D: BlockDevice> F2fs<D> {
             self.repoint_moved(old, new, own);
             self.gc.moves.record(MovedBlock {
                 new,
-                owner: (slot.nid as u64) << 32 | slot.ofs as u64,
+                owner: owner_key(slot),
                 scanned: batch.scanned,
                 locked: batch.locked,
                 read: batch.read,

@@ -29,6 +29,7 @@
 //! invalidation then lands on the copy), and the writer's wait is the one
 //! `balance_fs` already gives it (the round's end, never earlier than these).
 
+use crate::fs::node::DnodeSlot;
 use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -37,13 +38,19 @@ use std::collections::VecDeque;
 /// call whose round it arrived in, before a few more rounds have run.
 const CALLS_KEPT: usize = 4;
 
+/// A block's owner as a move records it: its dnode and slot.
+#[inline]
+pub(super) fn owner_key(slot: DnodeSlot) -> u64 {
+    (slot.nid as u64) << 32 | slot.ofs as u64
+}
+
 /// One data block a collector moved, and the instants of its move.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub(super) struct MovedBlock {
     /// Where it went (the address a later writer replaces).
     pub new: u64,
-    /// Whose block it is: its dnode and slot (`nid << 32 | ofs`), so an
-    /// address reused since is not taken for it.
+    /// Whose block it is (`owner_key`), so an address reused since is not
+    /// taken for it.
     pub owner: u64,
     /// The victim's valid-page bitmap read (its shares listed).
     pub scanned: SimTime,
