@@ -96,7 +96,11 @@ impl MigrationLog {
     /// Put every buffered record into upcalls on the SQ; returns how many upcalls were placed.
     pub fn place_upcalls(&mut self) -> usize {
         let mut placed = 0;
-        let mut i = self.outstanding.iter().position(|(_, u)| u.is_none()).unwrap_or(self.outstanding.len());
+        // Buffered records are the queue's tail (placing goes front to back
+        // and `complete` pops only placed ones): count back from the end, so
+        // a call costs what it places, not the records in flight.
+        let buffered = self.outstanding.iter().rev().take_while(|(_, u)| u.is_none()).count();
+        let mut i = self.outstanding.len() - buffered;
         while i < self.outstanding.len() {
             let id = self.next_upcall;
             self.next_upcall += 1;
@@ -172,6 +176,19 @@ mod tests {
         assert_eq!(m.lookup(Lpn(104)), Some(Lpn(204)));
         assert_eq!(m.after(4).len(), 1);
         assert_eq!(m.peak_outstanding, 5);
+    }
+
+    #[test]
+    fn a_second_placement_takes_only_the_records_added_since() {
+        let mut m = MigrationLog::new(4);
+        m.add(Lpn(1), Lpn(10));
+        m.add(Lpn(2), Lpn(20));
+        assert_eq!(m.place_upcalls(), 1);
+        assert_eq!(m.place_upcalls(), 0, "nothing buffered");
+        m.add(Lpn(3), Lpn(30));
+        assert_eq!(m.place_upcalls(), 1);
+        let ids: Vec<Vec<u64>> = std::iter::from_fn(|| m.fetch()).map(|u| u.records.iter().map(|r| r.id).collect()).collect();
+        assert_eq!(ids, vec![vec![1, 2], vec![3]]);
     }
 
     #[test]
