@@ -77,6 +77,16 @@ impl PageIndex {
         crate::prefetch::prefetch(&self.buckets, hash_bits(key) as usize & self.mask());
     }
 
+    /// Hint that `key` will be removed soon: fetch its home bucket's line
+    /// and the next, which removal's backward shift reads into when the
+    /// probe run crosses it.
+    #[inline]
+    pub fn prefetch_removal(&self, key: u64) {
+        let home = hash_bits(key) as usize & self.mask();
+        crate::prefetch::prefetch(&self.buckets, home);
+        crate::prefetch::prefetch(&self.buckets, (home + 8) & self.mask());
+    }
+
     /// The slot `key` probably has (first bucket with its hash bits, keys
     /// not compared): for prefetching the slot, never for answers.
     #[inline]
