@@ -182,6 +182,9 @@ struct Round {
     sections_done: u64,
     /// Dedicated streams that move something this round.
     writers: BTreeSet<usize>,
+    /// Nodes the claimed sections' moves dirty: the dnodes of their data
+    /// blocks and their node blocks (the checkpoint after the round writes them).
+    dirtied_nodes: BTreeSet<Nid>,
     /// Whether workers pick their own victims (DGC) or get preassigned shares.
     self_select: bool,
 }
@@ -433,9 +436,18 @@ impl<D: BlockDevice> F2fs<D> {
         let streams = if e.dws { round.writers.len() as u64 + u64::from(!round.writers.contains(&w.stream)) } else { 1 };
         for c in cands {
             let room = self.sm.free_sections() as u64 * per_sec;
-            if room < round.pending_valid + c.valid_blocks as u64 + (streams + 2) * per_sec {
+            // The checkpoint that ends the round writes every dirty node
+            // before any prefree section is free again: keep room for the
+            // nodes dirty now and those the claimed moves dirty, or it
+            // finds none (has_not_enough_free_secs counts dirty nodes for
+            // the same reason; the kernel's FG_GC moves one section between
+            // checks, ScaleLFS's round many).
+            let new_nodes = self.nodes_dirtied_by(c.secno, &round.dirtied_nodes);
+            let nodes = (self.nm.dirty_count() + round.dirtied_nodes.len() + new_nodes.len()) as u64;
+            if room < round.pending_valid + c.valid_blocks as u64 + nodes + (streams + 2) * per_sec {
                 break;
             }
+            round.dirtied_nodes.extend(new_nodes);
             round.writers.insert(w.stream);
             if e.cvs {
                 w.t = self.gc_cpu(w.t, SimDuration(e.atomic_ns));
@@ -447,6 +459,17 @@ impl<D: BlockDevice> F2fs<D> {
         if w.victims.is_empty() {
             w.finished = true;
         }
+    }
+
+    /// The nodes, not in `known`, whose blocks or dnode slots the valid
+    /// blocks of section `secno` occupy: what moving them dirties.
+    fn nodes_dirtied_by(&self, secno: u32, known: &BTreeSet<Nid>) -> BTreeSet<Nid> {
+        let spsec = self.layout.segs_per_sec;
+        (secno * spsec..(secno + 1) * spsec)
+            .flat_map(|segno| self.sm.valid_blocks_of(segno))
+            .map(|b| self.owner.get(self.main_index(b)).nid())
+            .filter(|n| !known.contains(n))
+            .collect()
     }
 
     /// Writers that arrived during a parallel round: the foreground call
