@@ -528,10 +528,13 @@ impl SegmentManager {
             };
             offset = segno + 1;
             nsearched += 1;
-            let sec = self.layout.sec_of_seg(segno);
-            if !self.sec_is_current(sec) && self.gc_victim != Some(sec) {
-                let cost = self.segs[segno as usize].ssr_used;
-                if (cost as u32) < BLOCKS_PER_SEG && best.is_none_or(|(c, _)| cost < c) {
+            // The cost first: only a segment that would be the best so far
+            // needs its section's usage checked (a division and a pass over
+            // the open logs), and most candidates are not.
+            let cost = self.segs[segno as usize].ssr_used;
+            if (cost as u32) < BLOCKS_PER_SEG && best.is_none_or(|(c, _)| cost < c) {
+                let sec = self.layout.sec_of_seg(segno);
+                if !self.sec_is_current(sec) && self.gc_victim != Some(sec) {
                     best = Some((cost, segno));
                 }
             }
