@@ -5,15 +5,59 @@
 //! least the policy's granularity. A block written again before its
 //! discard goes out is cut from it (`f2fs_wait_discard_bio` punches the
 //! command); the caller says which blocks are still safe to discard.
+//!
+//! Queued ranges are disjoint and never adjacent (insert merges them), so
+//! the queue is exactly a set of blocks and each range is a maximal run of
+//! it. It is kept as a bitmap over block addresses with a count of set bits
+//! per chunk: queueing a block is a word update where the kernel's rb-tree
+//! (and a `BTreeMap` here before) searches a tree per range, and a
+//! checkpoint after random overwrites queues one range per released block.
 
-use std::collections::BTreeMap;
+/// Words per chunk of the bitmap's set-bit summary (32,768 blocks).
+const CHUNK_WORDS: usize = 512;
 
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(from = "Ranges", into = "Ranges")]
 pub struct DiscardQueue {
-    /// start block -> length, disjoint and not adjacent.
-    ranges: BTreeMap<u64, u32>,
+    /// Bit `b` set: block `b` is queued. Grows to the highest block queued.
+    words: Vec<u64>,
+    /// Set bits per `CHUNK_WORDS` words, so a search skips empty chunks.
+    chunk_bits: Vec<u32>,
+    /// Maximal runs of set bits: the ranges the queue holds.
+    runs: usize,
     /// Where the next ordered round starts (`dcc->next_pos`).
     next_pos: u64,
+}
+
+/// The saved form: start block -> length, as the queue was kept before the
+/// bitmap (an aged state's bytes do not change).
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct Ranges {
+    ranges: std::collections::BTreeMap<u64, u32>,
+    next_pos: u64,
+}
+
+impl From<Ranges> for DiscardQueue {
+    fn from(r: Ranges) -> Self {
+        let mut q = DiscardQueue { next_pos: r.next_pos, ..Default::default() };
+        for (s, l) in r.ranges {
+            q.insert(s, l);
+        }
+        q
+    }
+}
+
+impl From<DiscardQueue> for Ranges {
+    fn from(q: DiscardQueue) -> Self {
+        let mut ranges = std::collections::BTreeMap::new();
+        let mut p = 0;
+        while let Some(s) = q.next_set(p) {
+            let e = q.next_clear(s);
+            ranges.insert(s, (e - s) as u32);
+            p = e;
+        }
+        Ranges { ranges, next_pos: q.next_pos }
+    }
 }
 
 /// Ranges a bounded round visits at least, so small runs that never reach
@@ -24,76 +68,133 @@ const MAX_VISIT: usize = 4096;
 const DEFAULT_GRANULARITY: u32 = 16;
 
 impl DiscardQueue {
+    /// Queued ranges (`dcc->nr_discards` counts blocks; this counts runs).
     pub fn len(&self) -> usize {
-        self.ranges.len()
+        self.runs
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ranges.is_empty()
+        self.runs == 0
     }
 
+    /// Drop everything queued, touching only the chunks that hold some.
     pub fn clear(&mut self) {
-        self.ranges.clear();
+        for (ci, c) in self.chunk_bits.iter_mut().enumerate() {
+            if *c != 0 {
+                let end = ((ci + 1) * CHUNK_WORDS).min(self.words.len());
+                self.words[ci * CHUNK_WORDS..end].fill(0);
+                *c = 0;
+            }
+        }
+        self.runs = 0;
+    }
+
+    fn word(&self, i: usize) -> u64 {
+        self.words.get(i).copied().unwrap_or(0)
+    }
+
+    fn bit(&self, b: u64) -> bool {
+        self.word((b / 64) as usize) >> (b % 64) & 1 == 1
+    }
+
+    /// Run starts (a set bit whose predecessor is clear) in `lo..hi`.
+    fn starts_in(&self, lo: u64, hi: u64) -> usize {
+        let mut n = 0;
+        let mut wi = (lo / 64) as usize;
+        while (wi as u64) * 64 < hi {
+            let w = self.word(wi);
+            let carry = if wi == 0 { 0 } else { self.word(wi - 1) >> 63 };
+            let mut starts = w & !((w << 1) | carry);
+            let base = wi as u64 * 64;
+            if base < lo {
+                starts &= !0u64 << (lo - base);
+            }
+            if hi < base + 64 {
+                starts &= (1u64 << (hi - base)) - 1;
+            }
+            n += starts.count_ones() as usize;
+            wi += 1;
+        }
+        n
+    }
+
+    /// Set (`on`) or clear the bits `s..e`, keeping the run count: only
+    /// starts in `s..=e` can change.
+    fn assign(&mut self, s: u64, e: u64, on: bool) {
+        if s >= e {
+            return;
+        }
+        let need = e.div_ceil(64) as usize;
+        if on && self.words.len() < need {
+            self.words.resize(need, 0);
+            self.chunk_bits.resize(need.div_ceil(CHUNK_WORDS), 0);
+        }
+        let window = (s, (e + 1).min(self.words.len() as u64 * 64));
+        let before = self.starts_in(window.0, window.1);
+        let (mut wi, last) = ((s / 64) as usize, ((e - 1) / 64) as usize);
+        while wi <= last && wi < self.words.len() {
+            let base = wi as u64 * 64;
+            let mut mask = !0u64;
+            if base < s {
+                mask &= !0u64 << (s - base);
+            }
+            if e < base + 64 {
+                mask &= (1u64 << (e - base)) - 1;
+            }
+            let old = self.words[wi];
+            let new = if on { old | mask } else { old & !mask };
+            let c = &mut self.chunk_bits[wi / CHUNK_WORDS];
+            *c = *c + new.count_ones() - old.count_ones();
+            self.words[wi] = new;
+            wi += 1;
+        }
+        self.runs = self.runs + self.starts_in(window.0, window.1) - before;
+    }
+
+    /// The first queued block at or after `p`.
+    fn next_set(&self, p: u64) -> Option<u64> {
+        let mut wi = (p / 64) as usize;
+        if wi >= self.words.len() {
+            return None;
+        }
+        let mut w = self.words[wi] & (!0u64 << (p % 64));
+        loop {
+            if w != 0 {
+                return Some(wi as u64 * 64 + w.trailing_zeros() as u64);
+            }
+            wi += 1;
+            // Skip chunks with nothing queued.
+            while wi < self.words.len() && wi % CHUNK_WORDS == 0 && self.chunk_bits[wi / CHUNK_WORDS] == 0 {
+                wi += CHUNK_WORDS;
+            }
+            if wi >= self.words.len() {
+                return None;
+            }
+            w = self.words[wi];
+        }
+    }
+
+    /// The first block at or after `p` not queued.
+    fn next_clear(&self, p: u64) -> u64 {
+        let mut wi = (p / 64) as usize;
+        let mut w = !self.word(wi) & (!0u64 << (p % 64));
+        while w == 0 {
+            wi += 1;
+            w = !self.word(wi);
+        }
+        wi as u64 * 64 + w.trailing_zeros() as u64
     }
 
     /// Queue `len` blocks at `start`, merging with adjacent or overlapping ranges.
     pub fn insert(&mut self, start: u64, len: u32) {
-        if len == 0 {
-            return;
-        }
-        let (mut s, mut e) = (start, start + len as u64);
-        if let Some((&ps, &pl)) = self.ranges.range(..=s).next_back() {
-            if ps + pl as u64 >= s {
-                s = ps;
-                e = e.max(ps + pl as u64);
-                self.ranges.remove(&ps);
-            }
-        }
-        while let Some((&ns, &nl)) = self.ranges.range(s..).next() {
-            if ns > e {
-                break;
-            }
-            e = e.max(ns + nl as u64);
-            self.ranges.remove(&ns);
-        }
-        // Ranges are at most u32 long; split the rare longer merge.
-        while e - s > u32::MAX as u64 {
-            self.ranges.insert(s, u32::MAX);
-            s += u32::MAX as u64;
-        }
-        self.ranges.insert(s, (e - s) as u32);
+        self.assign(start, start + len as u64, true);
     }
 
-    /// Queue many ranges at once: the same queue as inserting them one by
-    /// one. Into an empty queue (immediate discard drains it at every
-    /// checkpoint) they are merged in one sorted pass and the tree is built
-    /// in bulk, instead of a search per range: a checkpoint after random
-    /// overwrites queues one range per released block.
+    /// Queue many ranges at once: the same queue as inserting them one by one.
     pub fn extend(&mut self, runs: &[(u64, u32)]) {
-        if !self.ranges.is_empty() || runs.iter().any(|&(_, l)| l == 0) {
-            for &(s, l) in runs {
-                self.insert(s, l);
-            }
-            return;
+        for &(s, l) in runs {
+            self.insert(s, l);
         }
-        let mut sorted = runs.to_vec();
-        sorted.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(sorted.len());
-        for (s, l) in sorted {
-            let e = s + l as u64;
-            match merged.last_mut() {
-                Some((_, pe)) if *pe >= s => *pe = (*pe).max(e),
-                _ => merged.push((s, e)),
-            }
-        }
-        if merged.iter().any(|&(s, e)| e - s > u32::MAX as u64) {
-            // A merge longer than a range holds: the one-by-one path splits it.
-            for &(s, l) in runs {
-                self.insert(s, l);
-            }
-            return;
-        }
-        self.ranges = merged.into_iter().map(|(s, e)| (s, (e - s) as u32)).collect();
     }
 
     /// Up to `max` runs to discard now. Each queued range visited (in
@@ -103,18 +204,31 @@ impl DiscardQueue {
     /// largest first, then the smaller ones in address order, as
     /// `__issue_discard_cmd` walks its pending lists. The rest stay queued.
     pub fn take(&mut self, max: usize, granularity: u32, mut safe: impl FnMut(u64) -> bool) -> Vec<(u64, u32)> {
-        let starts: Vec<u64> = self
-            .ranges
-            .range(self.next_pos..)
-            .chain(self.ranges.range(..self.next_pos))
-            .map(|(&s, _)| s)
-            .take(MAX_VISIT.max(max))
-            .collect();
+        let limit = MAX_VISIT.max(max);
+        let mut visit: Vec<(u64, u64)> = Vec::new();
+        // Ranges starting at or after next_pos, then those before it (a
+        // range holding next_pos starts before it).
+        let mut p = self.next_pos;
+        if p > 0 && self.bit(p - 1) {
+            p = self.next_clear(p);
+        }
+        for wrapped in [false, true] {
+            while visit.len() < limit {
+                let Some(s) = self.next_set(p) else { break };
+                if wrapped && s >= self.next_pos {
+                    break;
+                }
+                let e = self.next_clear(s);
+                visit.push((s, e));
+                p = e;
+            }
+            p = 0;
+        }
         let mut pieces = Vec::new();
-        for s in starts {
-            let len = self.ranges.remove(&s).expect("listed");
+        for (s, e) in visit {
+            self.assign(s, e, false);
             let mut run: Option<(u64, u32)> = None;
-            for b in s..s + len as u64 {
+            for b in s..e {
                 if safe(b) {
                     run = Some(match run {
                         Some((rs, rl)) => (rs, rl + 1),
@@ -125,7 +239,7 @@ impl DiscardQueue {
                 }
             }
             pieces.extend(run);
-            self.next_pos = s + len as u64;
+            self.next_pos = e;
         }
         let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| pieces[i].1 >= granularity).collect();
         // Stable: equal lengths keep address order.
@@ -137,7 +251,7 @@ impl DiscardQueue {
         }
         for (i, &(rs, rl)) in pieces.iter().enumerate() {
             if !chosen[i] {
-                self.ranges.insert(rs, rl);
+                self.insert(rs, rl);
             }
         }
         order.into_iter().map(|i| pieces[i]).collect()
@@ -147,24 +261,128 @@ impl DiscardQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
+
+    /// The queue as a map of start -> length, kept the way the kernel's
+    /// rb-tree keeps it (`__update_discard_tree_range`): the reference the
+    /// bitmap must match range for range.
+    #[derive(Default)]
+    struct Model {
+        ranges: BTreeMap<u64, u32>,
+        next_pos: u64,
+    }
+
+    impl Model {
+        fn insert(&mut self, start: u64, len: u32) {
+            if len == 0 {
+                return;
+            }
+            let (mut s, mut e) = (start, start + len as u64);
+            if let Some((&ps, &pl)) = self.ranges.range(..=s).next_back() {
+                if ps + pl as u64 >= s {
+                    s = ps;
+                    e = e.max(ps + pl as u64);
+                    self.ranges.remove(&ps);
+                }
+            }
+            while let Some((&ns, &nl)) = self.ranges.range(s..).next() {
+                if ns > e {
+                    break;
+                }
+                e = e.max(ns + nl as u64);
+                self.ranges.remove(&ns);
+            }
+            self.ranges.insert(s, (e - s) as u32);
+        }
+
+        fn take(&mut self, max: usize, granularity: u32, mut safe: impl FnMut(u64) -> bool) -> Vec<(u64, u32)> {
+            let starts: Vec<u64> = self
+                .ranges
+                .range(self.next_pos..)
+                .chain(self.ranges.range(..self.next_pos))
+                .map(|(&s, _)| s)
+                .take(MAX_VISIT.max(max))
+                .collect();
+            let mut pieces = Vec::new();
+            for s in starts {
+                let len = self.ranges.remove(&s).expect("listed");
+                let mut run: Option<(u64, u32)> = None;
+                for b in s..s + len as u64 {
+                    if safe(b) {
+                        run = Some(match run {
+                            Some((rs, rl)) => (rs, rl + 1),
+                            None => (b, 1),
+                        });
+                    } else if let Some(r) = run.take() {
+                        pieces.push(r);
+                    }
+                }
+                pieces.extend(run);
+                self.next_pos = s + len as u64;
+            }
+            let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| pieces[i].1 >= granularity).collect();
+            order.sort_by_key(|&i| if pieces[i].1 >= DEFAULT_GRANULARITY { (0, u32::MAX - pieces[i].1) } else { (1, 0) });
+            order.truncate(max);
+            let mut chosen = vec![false; pieces.len()];
+            for &i in &order {
+                chosen[i] = true;
+            }
+            for (i, &(rs, rl)) in pieces.iter().enumerate() {
+                if !chosen[i] {
+                    self.ranges.insert(rs, rl);
+                }
+            }
+            order.into_iter().map(|i| pieces[i]).collect()
+        }
+    }
+
+    fn ranges_of(q: &DiscardQueue) -> BTreeMap<u64, u32> {
+        Ranges::from(q.clone()).ranges
+    }
 
     #[test]
-    fn bulk_extend_equals_one_by_one() {
-        let mut rng = crate::sim::SimRng::new(9);
-        for round in 0..50 {
-            let runs: Vec<(u64, u32)> = (0..rng.below(300)).map(|_| (rng.below(5000), 1 + rng.below(40) as u32)).collect();
-            let mut one = DiscardQueue::default();
-            let mut bulk = DiscardQueue::default();
-            if round % 3 == 0 {
-                // A queue already holding ranges takes the one-by-one path.
-                one.insert(2500, 7);
-                bulk.insert(2500, 7);
+    fn matches_the_range_tree_under_random_rounds() {
+        let mut rng = crate::sim::SimRng::new(11);
+        for case in 0..40 {
+            let span = [300, 5000, 70_000][case % 3];
+            let (mut q, mut m) = (DiscardQueue::default(), Model::default());
+            for step in 0..300 {
+                match rng.below(10) {
+                    0..=4 => {
+                        let runs: Vec<(u64, u32)> = (0..rng.below(40))
+                            .map(|_| {
+                                let longest = 1 + rng.below(600);
+                                (rng.below(span), rng.below(longest) as u32)
+                            })
+                            .collect();
+                        q.extend(&runs);
+                        for &(s, l) in &runs {
+                            m.insert(s, l);
+                        }
+                    }
+                    5..=8 => {
+                        let max = [1, 3, 8, 64, usize::MAX][rng.below(5) as usize];
+                        let gran = [1, 4, 16, 512][rng.below(4) as usize];
+                        let (hole, every) = (rng.below(span), 2 + rng.below(30));
+                        let safe = |b: u64| b != hole && b % every != 0;
+                        assert_eq!(q.take(max, gran, safe), m.take(max, gran, safe), "case {case} step {step}");
+                    }
+                    _ => {
+                        if rng.below(4) == 0 {
+                            q.clear();
+                            m.ranges.clear();
+                        }
+                    }
+                }
+                assert_eq!(q.len(), m.ranges.len(), "case {case} step {step}");
+                assert_eq!(q.next_pos, m.next_pos, "case {case} step {step}");
             }
-            for &(s, l) in &runs {
-                one.insert(s, l);
-            }
-            bulk.extend(&runs);
-            assert_eq!(one.ranges, bulk.ranges, "round {round}");
+            assert_eq!(ranges_of(&q), m.ranges, "case {case}");
+            // The saved form is the range map, and loads back to the same queue.
+            let back: DiscardQueue = bincode::deserialize(&bincode::serialize(&q).unwrap()).unwrap();
+            assert_eq!((ranges_of(&back), back.len(), back.next_pos), (m.ranges.clone(), q.len(), q.next_pos));
+            let old = bincode::serialize(&Ranges { ranges: m.ranges.clone(), next_pos: m.next_pos }).unwrap();
+            assert_eq!(bincode::serialize(&q).unwrap(), old, "case {case}: aged-state bytes");
         }
     }
 
