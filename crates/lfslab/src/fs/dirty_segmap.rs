@@ -19,26 +19,42 @@ impl DirtySegmap {
         self.count
     }
 
+    /// Segments the map covers.
+    pub fn segments(&self) -> u32 {
+        self.len
+    }
+
+    /// Segments `64 * i ..` as bits (0 past the end).
+    pub fn word(&self, i: usize) -> u64 {
+        self.words.get(i).copied().unwrap_or(0)
+    }
+
     pub fn contains(&self, i: u32) -> bool {
         self.words[(i / 64) as usize] >> (i % 64) & 1 == 1
     }
 
-    pub fn insert(&mut self, i: u32) {
+    /// Add `i`; whether it was absent.
+    pub fn insert(&mut self, i: u32) -> bool {
         let w = &mut self.words[(i / 64) as usize];
         let b = 1u64 << (i % 64);
-        if *w & b == 0 {
+        let absent = *w & b == 0;
+        if absent {
             *w |= b;
             self.count += 1;
         }
+        absent
     }
 
-    pub fn remove(&mut self, i: u32) {
+    /// Drop `i`; whether it was present.
+    pub fn remove(&mut self, i: u32) -> bool {
         let w = &mut self.words[(i / 64) as usize];
         let b = 1u64 << (i % 64);
-        if *w & b != 0 {
+        let present = *w & b != 0;
+        if present {
             *w &= !b;
             self.count -= 1;
         }
+        present
     }
 
     /// The first set index in `from..end` (the kernel's `find_next_bit`).

@@ -18,6 +18,7 @@ pub mod null;
 mod recovery;
 pub mod segment;
 mod ssa;
+mod ssr_index;
 pub mod victim;
 mod victim_index;
 pub mod vfs;

@@ -23,6 +23,7 @@
 use super::chunked::Chunked;
 use super::dirty_segmap::DirtySegmap;
 use super::layout::{Layout, BLOCKS_PER_SEG};
+use super::ssr_index::SsrIndex;
 use super::victim_index::{self, VictimIndex};
 use crate::sim::SimTime;
 use serde::Serialize;
@@ -163,6 +164,10 @@ pub struct SegmentManager {
     /// first greedy selection and kept by `touch`.
     #[serde(skip)]
     victims: VictimIndex,
+    /// SSR's victim search by words (`SsrIndex`): built on the first SSR
+    /// search, kept by every change to the dirty maps and their costs.
+    #[serde(skip)]
+    ssr_index: Option<SsrIndex>,
 }
 
 /// What a checkpoint did to the segment state.
@@ -235,6 +240,7 @@ impl SegmentManager {
             max_victim_search: DEF_MAX_VICTIM_SEARCH,
             ssr_searched: 0,
             victims: VictimIndex::default(),
+            ssr_index: None,
         }
     }
 
@@ -310,10 +316,21 @@ impl SegmentManager {
         let e = &self.segs[segno as usize];
         let Some(log) = e.log else { return };
         let dirty = e.valid > 0 && (e.valid as u32) < BLOCKS_PER_SEG && !self.is_curseg(segno);
-        if dirty {
-            self.dirty[log.index()].insert(segno);
-        } else {
-            self.dirty[log.index()].remove(segno);
+        let changed = if dirty { self.dirty[log.index()].insert(segno) } else { self.dirty[log.index()].remove(segno) };
+        if let Some(ix) = &mut self.ssr_index {
+            let cost = self.segs[segno as usize].ssr_used;
+            if changed || (dirty && ix.cost(segno) != cost) {
+                ix.update(log.index(), segno, cost, &self.dirty[log.index()]);
+            }
+        }
+    }
+
+    /// Take `segno` out of its type's dirty map (it is opened or freed).
+    fn undirty(&mut self, segno: u32, log: LogType) {
+        if self.dirty[log.index()].remove(segno) {
+            if let Some(ix) = &mut self.ssr_index {
+                ix.update(log.index(), segno, self.segs[segno as usize].ssr_used, &self.dirty[log.index()]);
+            }
         }
     }
 
@@ -472,7 +489,7 @@ impl SegmentManager {
             .filter(|&s| self.segs[s as usize].valid == 0 && self.segs[s as usize].log.is_none());
         if next_in_sec.is_none() && ssr {
             if let Some(segno) = self.ssr_victim(log) {
-                self.dirty[self.segs[segno as usize].log.expect("dirty segment has a log").index()].remove(segno);
+                self.undirty(segno, self.segs[segno as usize].log.expect("dirty segment has a log"));
                 // reset_curseg -> __set_sit_entry_type: the segment becomes the log's type.
                 self.segs[segno as usize].log = Some(log);
                 self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Ssr });
@@ -512,39 +529,20 @@ impl SegmentManager {
         if max_search == 0 {
             return None;
         }
-        let main = self.layout.main_segments;
-        let last_victim = self.last_victim;
-        let (mut last_segment, mut offset, mut nsearched) = (main, last_victim, 0u32);
-        let mut best: Option<(u16, u32)> = None;
-        loop {
-            let Some(segno) = self.dirty[t.index()].find_next(offset, last_segment) else {
-                if self.last_victim != 0 {
-                    last_segment = self.last_victim;
-                    self.last_victim = 0;
-                    offset = 0;
-                    continue;
-                }
-                break;
-            };
-            offset = segno + 1;
-            nsearched += 1;
-            // The cost first: only a segment that would be the best so far
-            // needs its section's usage checked (a division and a pass over
-            // the open logs), and most candidates are not.
-            let cost = self.segs[segno as usize].ssr_used;
-            if (cost as u32) < BLOCKS_PER_SEG && best.is_none_or(|(c, _)| cost < c) {
-                let sec = self.layout.sec_of_seg(segno);
-                if !self.sec_is_current(sec) && self.gc_victim != Some(sec) {
-                    best = Some((cost, segno));
-                }
-            }
-            if nsearched >= max_search {
-                self.last_victim = if self.last_victim == 0 && segno <= last_victim { last_victim + 1 } else { segno + 1 } % main;
-                break;
-            }
+        if self.ssr_index.is_none() {
+            self.ssr_index = Some(SsrIndex::build(&self.dirty, |s| self.segs[s as usize].ssr_used));
         }
-        self.ssr_searched += nsearched as u64;
-        best.map(|(_, s)| s)
+        let ix = self.ssr_index.as_ref().expect("built");
+        let last_victim = self.last_victim;
+        let usable = |segno: u32| {
+            let sec = self.layout.sec_of_seg(segno);
+            !self.sec_is_current(sec) && self.gc_victim != Some(sec)
+        };
+        let found = ix.search(t.index(), &self.dirty[t.index()], last_victim, max_search, BLOCKS_PER_SEG as u16, usable);
+        let segno = found.last;
+        self.last_victim = if found.wrapped && segno <= last_victim { last_victim + 1 } else { segno + 1 } % self.layout.main_segments;
+        self.ssr_searched += max_search as u64;
+        found.victim
     }
 
     /// Move an SSR curseg's next_blkoff to the next block usable by SSR.
@@ -766,7 +764,7 @@ impl SegmentManager {
             self.free_count += 1;
             for i in s as usize * spsec..(s as usize + 1) * spsec {
                 if let Some(l) = self.segs[i].log {
-                    self.dirty[l.index()].remove(i as u32);
+                    self.undirty(i as u32, l);
                 }
                 let e = &mut self.segs[i];
                 e.log = None;
@@ -794,6 +792,10 @@ impl SegmentManager {
             e.ckpt_map = e.map;
             e.ssr_map = e.map;
             e.ssr_used = e.valid;
+            if self.ssr_index.is_some() {
+                // A dirty segment's cost changed: the SSR index follows.
+                self.locate_dirty(segno);
+            }
         }
         let mut dirty_blocks: Vec<u64> = dirty_entries.iter().map(|&s| self.layout.sit_block_of(s)).collect();
         dirty_blocks.dedup();
@@ -893,6 +895,9 @@ impl SegmentManager {
                 }
             }
             *sums.entry(segno / spsec).or_insert(0u32) += pop;
+        }
+        if let Some(ix) = &self.ssr_index {
+            ix.check(&self.dirty, |s| self.segs[s as usize].ssr_used)?;
         }
         let secs: std::collections::BTreeSet<usize> =
             self.sec_valid.iter_allocated().map(|(i, _)| i).chain(self.sec_state.iter_allocated().map(|(i, _)| i)).chain(sums.keys().copied()).collect();
@@ -1161,5 +1166,90 @@ mod tests {
         // Reported once: the next checkpoint has nothing new.
         assert!(m.checkpoint(&BTreeSet::new()).discard_runs.is_empty());
         m.check().unwrap();
+    }
+
+    /// The kernel's SSR search, one segment at a time (the code before
+    /// `SsrIndex`): the reference the index must match.
+    fn scan_victim_ssr(m: &mut SegmentManager, t: LogType) -> Option<u32> {
+        let max_search = m.dirty[t.index()].count().min(m.max_victim_search);
+        if max_search == 0 {
+            return None;
+        }
+        let main = m.layout.main_segments;
+        let last_victim = m.last_victim;
+        let (mut last_segment, mut offset, mut nsearched) = (main, last_victim, 0u32);
+        let mut best: Option<(u16, u32)> = None;
+        loop {
+            let Some(segno) = m.dirty[t.index()].find_next(offset, last_segment) else {
+                if m.last_victim != 0 {
+                    last_segment = m.last_victim;
+                    m.last_victim = 0;
+                    offset = 0;
+                    continue;
+                }
+                break;
+            };
+            offset = segno + 1;
+            nsearched += 1;
+            // The cost first: only a segment that would be the best so far
+            // needs its section's usage checked (a division and a pass over
+            // the open logs), and most candidates are not.
+            let cost = m.segs[segno as usize].ssr_used;
+            if (cost as u32) < BLOCKS_PER_SEG && best.is_none_or(|(c, _)| cost < c) {
+                let sec = m.layout.sec_of_seg(segno);
+                if !m.sec_is_current(sec) && m.gc_victim != Some(sec) {
+                    best = Some((cost, segno));
+                }
+            }
+            if nsearched >= max_search {
+                m.last_victim = if m.last_victim == 0 && segno <= last_victim { last_victim + 1 } else { segno + 1 } % main;
+                break;
+            }
+        }
+        m.ssr_searched += nsearched as u64;
+        best.map(|(_, s)| s)
+    }
+
+    /// SSR victims, `last_victim` and the index itself match the
+    /// segment-by-segment search through random allocation, invalidation,
+    /// checkpoints and GC victims, with a window small enough to wrap often.
+    #[test]
+    fn ssr_index_matches_the_scan_through_random_use() {
+        let mut rng = crate::sim::SimRng::new(21);
+        let mut m = sm();
+        m.set_max_victim_search(1 + rng.below(9) as u32);
+        let capacity = m.layout.main_segments as u64 * BLOCKS_PER_SEG as u64;
+        let mut live: Vec<u64> = Vec::new();
+        let mut compared = 0;
+        for step in 0..60_000u64 {
+            match rng.below(100) {
+                0..=54 if (live.len() as u64) < capacity * 6 / 10 => {
+                    let log = LogType::ALL[rng.below(6) as usize];
+                    live.push(m.alloc(log, SimTime(step), true).unwrap());
+                }
+                0..=97 if !live.is_empty() => {
+                    let i = rng.below(live.len() as u64) as usize;
+                    m.invalidate(live.swap_remove(i));
+                }
+                98 => {
+                    m.checkpoint(&BTreeSet::new());
+                }
+                _ => {
+                    let sec = rng.below(m.layout.main_sections as u64 + 1) as u32;
+                    m.set_gc_victim((sec < m.layout.main_sections).then_some(sec));
+                }
+            }
+            if step % 97 == 0 {
+                m.check().unwrap();
+                for t in LogType::ALL {
+                    let (mut a, mut b) = (m.clone(), m.clone());
+                    let (x, y) = (a.get_victim_ssr(t), scan_victim_ssr(&mut b, t));
+                    assert_eq!((x, a.last_victim, a.ssr_searched), (y, b.last_victim, b.ssr_searched), "step {step} {t:?}");
+                    compared += x.is_some() as u32;
+                }
+            }
+        }
+        assert!(compared > 500, "only {compared} searches found a victim");
+        assert!(m.ssr_searched() > 0);
     }
 }

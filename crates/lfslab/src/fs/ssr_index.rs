@@ -1,0 +1,236 @@
+//! The SSR victim search a word at a time. `get_victim_by_default` in SSR
+//! mode (fs/f2fs/gc.c) visits up to `max_victim_search` (4096) dirty
+//! segments of a type from `last_victim`, wrapping once, and takes the
+//! first one of least `ckpt_valid_blocks`. At high utilisation an SSR
+//! segment has few free blocks, so a log needs a new one every few blocks
+//! and that visit, one segment entry per candidate, becomes most of the
+//! cost of a write. This index keeps, for every 64-segment word of each
+//! type's dirty map, the least cost among its segments and where it is, so
+//! the same search reads one entry per word: the same victim, the same
+//! stopping point, the same `last_victim`, in a 64th of the loads.
+
+use super::dirty_segmap::DirtySegmap;
+
+/// No dirty segment in the word.
+const EMPTY: u16 = u16::MAX;
+
+/// Built on the first SSR search (only SSR uses it) and kept in step by
+/// every change to a dirty map or to a dirty segment's cost.
+#[derive(Clone, Debug)]
+pub struct SsrIndex {
+    /// Per segment: its cost (`ckpt_valid_blocks`), current while it is dirty.
+    costs: Vec<u16>,
+    /// Per log type, per word of its dirty map: the least `cost << 6 | bit`
+    /// over the word's dirty segments (the first of least cost), or EMPTY.
+    word_min: [Vec<u16>; 6],
+}
+
+/// What one search found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SsrSearch {
+    /// The first visited segment of least cost that `usable` accepts.
+    pub victim: Option<u32>,
+    /// The segment at which the visit count reached `max_search`.
+    pub last: u32,
+    /// Whether the search had wrapped to the start of the volume then.
+    pub wrapped: bool,
+}
+
+impl SsrIndex {
+    pub fn build(dirty: &[DirtySegmap; 6], cost: impl Fn(u32) -> u16) -> Self {
+        let len = dirty[0].segments();
+        let costs: Vec<u16> = (0..len).map(&cost).collect();
+        let words = (len as usize).div_ceil(64);
+        let mut ix = SsrIndex { costs, word_min: std::array::from_fn(|_| vec![EMPTY; words]) };
+        for (t, d) in dirty.iter().enumerate() {
+            for wi in 0..words {
+                ix.word_min[t][wi] = ix.least_in(wi, d.word(wi));
+            }
+        }
+        ix
+    }
+
+    pub fn cost(&self, segno: u32) -> u16 {
+        self.costs[segno as usize]
+    }
+
+    /// Segment `segno` of type `t` changed its cost or its place in `dirty`.
+    pub fn update(&mut self, t: usize, segno: u32, cost: u16, dirty: &DirtySegmap) {
+        self.costs[segno as usize] = cost;
+        let wi = (segno / 64) as usize;
+        self.word_min[t][wi] = self.least_in(wi, dirty.word(wi));
+    }
+
+    fn least_in(&self, wi: usize, mut bits: u64) -> u16 {
+        let mut least = EMPTY;
+        while bits != 0 {
+            let b = bits.trailing_zeros();
+            // A cost is at most BLOCKS_PER_SEG (512): 10 bits, then the 6-bit offset.
+            least = least.min(self.costs[wi * 64 + b as usize] << 6 | b as u16);
+            bits &= bits - 1;
+        }
+        least
+    }
+
+    /// Visit `max_search` dirty segments of type `t` from `last_victim` to
+    /// the end, then from 0, and keep the first of least cost below
+    /// `limit` that `usable` accepts (`usable` is asked only of a segment
+    /// that would be the best so far, as the kernel's `sec_usage_check`).
+    /// `max_search` must not exceed the dirty count.
+    pub fn search(
+        &self,
+        t: usize,
+        dirty: &DirtySegmap,
+        last_victim: u32,
+        max_search: u32,
+        limit: u16,
+        usable: impl Fn(u32) -> bool,
+    ) -> SsrSearch {
+        assert!(max_search > 0 && max_search <= dirty.count(), "SSR search of {max_search} among {} dirty segments", dirty.count());
+        let mut left = max_search;
+        let mut best: Option<(u16, u32)> = None;
+        let consider = |best: &mut Option<(u16, u32)>, segno: u32, cost: u16| {
+            if cost < limit && best.is_none_or(|(c, _)| cost < c) && usable(segno) {
+                *best = Some((cost, segno));
+            }
+        };
+        for (wrapped, from, to) in [(false, last_victim, dirty.segments()), (true, 0, last_victim)] {
+            let mut wi = (from / 64) as usize;
+            while (wi as u32) * 64 < to {
+                let whole = dirty.word(wi);
+                let base = wi as u32 * 64;
+                let mut bits = whole;
+                if base < from {
+                    bits &= !0u64 << (from - base);
+                }
+                if to < base + 64 {
+                    bits &= (1u64 << (to - base)) - 1;
+                }
+                let n = bits.count_ones();
+                if n > left {
+                    // Only the first `left` of them are visited.
+                    let mut above = bits;
+                    for _ in 0..left {
+                        above &= above - 1;
+                    }
+                    bits &= !above;
+                }
+                if bits != 0 {
+                    let least = self.word_min[t][wi];
+                    let cost = least >> 6;
+                    if bits != whole {
+                        self.visit_each(bits, base, &mut best, &consider);
+                    } else if cost < limit && best.is_none_or(|(c, _)| cost < c) {
+                        // The word's first least segment; if it cannot be
+                        // used, the next best of the word may.
+                        let segno = base + (least & 63) as u32;
+                        if usable(segno) {
+                            best = Some((cost, segno));
+                        } else {
+                            self.visit_each(bits, base, &mut best, &consider);
+                        }
+                    }
+                    left -= bits.count_ones();
+                    if left == 0 {
+                        let last = base + 63 - bits.leading_zeros();
+                        return SsrSearch { victim: best.map(|(_, s)| s), last, wrapped };
+                    }
+                }
+                wi += 1;
+            }
+        }
+        unreachable!("an SSR search visits every dirty segment before it runs out")
+    }
+
+    fn visit_each(
+        &self,
+        mut bits: u64,
+        base: u32,
+        best: &mut Option<(u16, u32)>,
+        consider: &impl Fn(&mut Option<(u16, u32)>, u32, u16),
+    ) {
+        while bits != 0 {
+            let segno = base + bits.trailing_zeros();
+            consider(best, segno, self.costs[segno as usize]);
+            bits &= bits - 1;
+        }
+    }
+
+    /// The index against the maps and costs it summarises.
+    pub fn check(&self, dirty: &[DirtySegmap; 6], cost: impl Fn(u32) -> u16) -> Result<(), String> {
+        let fresh = SsrIndex::build(dirty, &cost);
+        for (t, (have, want)) in self.word_min.iter().zip(&fresh.word_min).enumerate() {
+            if let Some(wi) = (0..have.len()).find(|&i| have[i] != want[i]) {
+                return Err(format!("SSR index of type {t}, segments {}..{}: {:#x}, the maps give {:#x}", wi * 64, wi * 64 + 64, have[wi], want[wi]));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The search against the kernel's loop, segment by segment, on random
+    /// maps, costs, unusable segments and starting points.
+    #[test]
+    fn search_matches_the_segment_by_segment_scan() {
+        let mut rng = crate::sim::SimRng::new(5);
+        for case in 0..300 {
+            let len = 1 + rng.below(700) as u32;
+            let mut dirty: [DirtySegmap; 6] = std::array::from_fn(|_| DirtySegmap::new(len));
+            let costs: Vec<u16> = (0..len).map(|_| rng.below(40) as u16 * [1, 13][case % 2]).collect();
+            let density = 1 + rng.below(10);
+            for s in 0..len {
+                if rng.below(10) < density {
+                    dirty[rng.below(6) as usize].insert(s);
+                }
+            }
+            let mut ix = SsrIndex::build(&dirty, |s| costs[s as usize]);
+            // Move a few segments between maps through `update`.
+            for _ in 0..rng.below(20) {
+                let (s, t) = (rng.below(len as u64) as u32, rng.below(6) as usize);
+                for (u, d) in dirty.iter_mut().enumerate() {
+                    if d.contains(s) {
+                        d.remove(s);
+                        ix.update(u, s, costs[s as usize], d);
+                    }
+                }
+                dirty[t].insert(s);
+                ix.update(t, s, costs[s as usize], &dirty[t]);
+            }
+            ix.check(&dirty, |s| costs[s as usize]).unwrap();
+            let banned = rng.below(len as u64) as u32;
+            let usable = |s: u32| s / 3 != banned / 3;
+            let limit = [20u16, 400, 512][case % 3];
+            for (t, d) in dirty.iter().enumerate() {
+                if d.count() == 0 {
+                    continue;
+                }
+                let max = 1 + rng.below(d.count() as u64) as u32;
+                let lv = rng.below(len as u64) as u32;
+                // The loop `get_victim_by_default` runs.
+                let (mut offset, mut end, mut n, mut wrapped) = (lv, len, 0, false);
+                let mut best: Option<(u16, u32)> = None;
+                let want = loop {
+                    let Some(s) = d.find_next(offset, end) else {
+                        assert!(!wrapped && lv != 0);
+                        (offset, end, wrapped) = (0, lv, true);
+                        continue;
+                    };
+                    offset = s + 1;
+                    n += 1;
+                    let c = costs[s as usize];
+                    if c < limit && best.is_none_or(|(b, _)| c < b) && usable(s) {
+                        best = Some((c, s));
+                    }
+                    if n == max {
+                        break SsrSearch { victim: best.map(|(_, s)| s), last: s, wrapped };
+                    }
+                };
+                assert_eq!(ix.search(t, d, lv, max, limit, usable), want, "case {case} type {t} from {lv} for {max}");
+            }
+        }
+    }
+}
