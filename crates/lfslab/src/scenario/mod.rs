@@ -151,8 +151,18 @@ struct FlashSized {
 /// of its flash as zones; lfslab's ZNS keeps a page-mapped metadata area
 /// with its own device GC, whose reserve (`spare_sbs` superblocks: the GC
 /// threshold, the log heads and two) is added beyond the flash, so the
-/// filesystem sees every byte of it.
-fn device_by_flash(geo: &Geometry, flash_gib: f64, op: f64, zoned: bool, spare_sbs: u32) -> Result<FlashSized, ScenarioError> {
+/// filesystem sees every byte of it. CSGC's sFTL maps its OPU partition
+/// a section to a superblock, so it exports whole superblocks (csgc.txt
+/// §5.1: 64 GB of flash with 7% over-provisioning export 59.5 GB, 3,808
+/// sections of 16 MB): `whole_superblocks` rounds the export down.
+fn device_by_flash(
+    geo: &Geometry,
+    flash_gib: f64,
+    op: f64,
+    zoned: bool,
+    whole_superblocks: bool,
+    spare_sbs: u32,
+) -> Result<FlashSized, ScenarioError> {
     let flash_gib = finite_in("device.flash_gib", flash_gib, 1.0 / 1024.0, 16_384.0)?;
     let sb = geo.superblock_bytes();
     let flash_bytes = (flash_gib * GIB) as u64;
@@ -168,7 +178,9 @@ fn device_by_flash(geo: &Geometry, flash_gib: f64, op: f64, zoned: bool, spare_s
     let (logical_pages, blocks_per_plane) = if zoned {
         (flash_pages, sbs + spare_sbs)
     } else {
-        ((flash_pages as f64 / (1.0 + op)).floor() as u64, sbs)
+        let pages = (flash_pages as f64 / (1.0 + op)).floor() as u64;
+        let sb_pages = geo.slots_per_superblock() as u64;
+        (if whole_superblocks { pages / sb_pages * sb_pages } else { pages }, sbs)
     };
     Ok(FlashSized { capacity_gib: (logical_pages * SLOT_BYTES) as f64 / GIB, logical_pages, blocks_per_plane })
 }
@@ -338,11 +350,14 @@ impl Scenario {
                 return Err(ScenarioError::invalid(field, v, "must be between 1 and 65536"));
             }
         }
-        let zoned_fs = f.fs.as_ref().and_then(|x| x.kind.as_deref()) == Some("zf2fs");
+        let fs_kind = f.fs.as_ref().and_then(|x| x.kind.as_deref());
+        let zoned_fs = fs_kind == Some("zf2fs");
+        // Zoned F2FS and CSGC map a section to a superblock: the device exports whole ones.
+        let sections_fs = zoned_fs || fs_kind == Some("csgc");
         let (capacity_gib, logical_pages) = match d.flash_gib {
             Some(flash) => {
                 let spare_sbs = crate::ftl::gc_reserve_superblocks(r.ftl.gc_threshold_superblocks.unwrap_or(2), r.ftl.streams.unwrap_or(1));
-                let sized = device_by_flash(&geo, flash, op, zoned_fs, spare_sbs)?;
+                let sized = device_by_flash(&geo, flash, op, zoned_fs, sections_fs, spare_sbs)?;
                 if let Some(given) = d.capacity_gib.filter(|&c| (c - sized.capacity_gib).abs() > 1e-9 * sized.capacity_gib) {
                     return Err(ScenarioError::invalid(
                         "device.capacity_gib",
@@ -496,7 +511,22 @@ impl Scenario {
         let fs = match r.fs.as_mut() {
             Some(f) => {
                 let vs = finite_in("volume_scale", *r.volume_scale.get_or_insert(1.0), 1e-6, 1e6)?;
-                Some(resolve_fs(f, logical_pages, ssd.geometry.slots_per_superblock() as u64, &mut r.host, vs)?)
+                let sb = ssd.geometry.slots_per_superblock() as u64;
+                let fs = resolve_fs(f, logical_pages, sb, &mut r.host, vs)?;
+                // The sections of zoned F2FS and CSGC are the device's
+                // superblocks, from the main area to the device's end.
+                if fs.coupled.as_ref().is_some_and(|c| c.personality.host_freed()) && !logical_pages.is_multiple_of(sb) {
+                    return Err(ScenarioError::invalid(
+                        "device.capacity_gib",
+                        capacity_gib,
+                        format!(
+                            "{} maps a section to a device superblock, so the device exports whole ones: use a multiple of {} KiB",
+                            f.kind.as_deref().unwrap_or_default(),
+                            sb * SLOT_BYTES >> 10
+                        ),
+                    ));
+                }
+                Some(fs)
             }
             None => None,
         };

@@ -62,6 +62,26 @@ fn flash_gib_sizes_the_device_by_its_flash() {
     assert!(e.to_string().contains("device.flash_gib = 16.01") && e.to_string().contains("superblocks"), "{e}");
 }
 
+/// CSGC's sFTL maps a section to a superblock, so a device sized by its
+/// flash exports whole superblocks (csgc.txt §5.1: 64 GB with 7% OP export
+/// 59.5 GB, 3,808 16 MB sections), and the default workload runs on it.
+#[test]
+fn csgc_exports_whole_superblocks() {
+    let base = "[device]\npreset = \"970pro\"\nflash_gib = 16\n[[job]]\nsize = \"11520m\"\n";
+    let s = Scenario::from_toml_str(&format!("{base}[fs]\nkind = \"csgc\"\n")).unwrap();
+    let sb = s.ssd.geometry.slots_per_superblock() as u64;
+    assert_eq!(s.ssd.logical_pages % sb, 0);
+    assert_eq!(s.ssd.logical_pages, ((16u64 << 18) as f64 / 1.07) as u64 / sb * sb);
+    crate::engine::Run::new(s).expect("csgc on a flash-sized device");
+    let paper = Scenario::from_toml_str("[device]\npreset = \"openssd-csgc\"\nflash_gib = 64\n[fs]\nkind = \"csgc\"\n[[job]]\nsize = \"50%\"\n").unwrap();
+    assert_eq!(paper.ssd.logical_pages * 4096, 3808 << 24, "59.5 GiB");
+    // A given capacity that is not whole superblocks is refused, naming it.
+    for kind in ["csgc", "zf2fs"] {
+        let e = err_of(&format!("[device]\ncapacity_gib = 4.01\n[fs]\nkind = \"{kind}\"\n[[job]]\nsize = \"50%\"\n"));
+        assert!(e.to_string().contains("device.capacity_gib = 4.01") && e.to_string().contains("whole"), "{kind}: {e}");
+    }
+}
+
 #[test]
 fn unknown_field_is_named() {
     let e = err_of("[device]\nchanels = 4\n[[job]]\n");
