@@ -1177,8 +1177,15 @@ impl<D: BlockDevice> Vfs for Ext4<D> {
     fn background(&mut self, now: SimTime) -> Result<(), FsError> {
         Ext4::background(self, now).map(|_| ())
     }
+    /// The page cache's lines, and with the first stage the oracle's entry
+    /// that `check_write` reads (as F2FS's hint does).
     fn prefetch(&self, ino: Ino, off: u64, stage: u8) {
         self.cache.prefetch(ino, off, stage);
+        if stage == 0 {
+            if let Some(f) = self.inodes.get(&ino) {
+                crate::prefetch::prefetch(&f.expected, off as usize);
+            }
+        }
     }
 }
 
