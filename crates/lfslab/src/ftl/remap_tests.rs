@@ -45,6 +45,14 @@ fn bad_pairs_are_refused_before_anything_changes() {
     assert_eq!(BlockDevice::remap(&mut d, SimTime::ZERO, &[(Lpn(5), Lpn(40)), (Lpn(6), Lpn(40))]).unwrap_err(), Status::InvalidField);
     assert_eq!(BlockDevice::remap(&mut d, SimTime::ZERO, &[(Lpn(5), Lpn(64))]).unwrap_err(), Status::LbaOutOfRange);
     assert_eq!(BlockDevice::remap(&mut d, SimTime::ZERO, &[]).unwrap_err(), Status::InvalidField);
+    // The first pair that breaks a rule names the error: a repeat before an
+    // LBA out of range, an LBA out of range before a repeat, a pair naming
+    // one LBA twice.
+    let dup_then_range = [(Lpn(5), Lpn(40)), (Lpn(6), Lpn(40)), (Lpn(7), Lpn(64))];
+    assert_eq!(BlockDevice::remap(&mut d, SimTime::ZERO, &dup_then_range).unwrap_err(), Status::InvalidField);
+    let range_then_dup = [(Lpn(5), Lpn(64)), (Lpn(6), Lpn(40)), (Lpn(7), Lpn(40))];
+    assert_eq!(BlockDevice::remap(&mut d, SimTime::ZERO, &range_then_dup).unwrap_err(), Status::LbaOutOfRange);
+    assert_eq!(BlockDevice::remap(&mut d, SimTime::ZERO, &[(Lpn(40), Lpn(40))]).unwrap_err(), Status::InvalidField);
     assert_eq!(d.peek_direct(Lpn(5)), Some(DataTag(1).block(0)), "nothing moved");
     assert_eq!(d.stats().remap_entries, 0);
 }
