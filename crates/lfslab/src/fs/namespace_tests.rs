@@ -131,3 +131,29 @@ fn bad_namespace_calls_are_errors_not_panics() {
     assert_eq!(fs.rename(t, root, "f", root, "d"), Err(FsError::NotEmpty(d)));
     fs.check_consistency().unwrap();
 }
+
+/// need_do_checkpoint's flags last until the next checkpoint, which clears
+/// them for exactly the files created or renamed since the last one: a
+/// file in a new directory and a renamed file checkpoint on their first
+/// fsync only.
+#[test]
+fn fsync_checkpoints_once_for_a_new_parent_and_once_after_a_rename() {
+    let mut fs = fs();
+    let root = fs.root();
+    let mut t = fs.checkpoint(SimTime::ZERO);
+    let cps = |fs: &F2fs<crate::ftl::Ssd>| fs.stats().checkpoints;
+    for round in 0..3 {
+        let (d, t2) = fs.mkdir(t, root, &format!("d{round}")).unwrap();
+        let (f, t2) = fs.create(t2, d, "f").unwrap();
+        let before = cps(&fs);
+        t = fs.fsync(t2, f).unwrap();
+        assert_eq!(cps(&fs), before + 1, "round {round}: the parent is new");
+        t = fs.fsync(t, f).unwrap();
+        assert_eq!(cps(&fs), before + 1, "round {round}: the checkpoint cleared the parent's flag");
+        t = fs.rename(t, d, "f", root, &format!("f{round}")).unwrap();
+        t = fs.fsync(t, f).unwrap();
+        assert_eq!(cps(&fs), before + 2, "round {round}: the rename lost the pino");
+        t = fs.fsync(t, f).unwrap();
+        assert_eq!(cps(&fs), before + 2, "round {round}: the checkpoint cleared it");
+    }
+}

@@ -107,6 +107,7 @@ impl<D: BlockDevice> F2fs<D> {
         };
         // A new directory starts with "." and ".." inline (f2fs_make_empty_inline_dir).
         self.files.insert(ino, FileState::new(dir, is_dir.then(|| Box::new(Dir::new()))));
+        self.flagged.inos.push(ino);
         self.dentry_changed(dir, change);
         self.cp_rwsem.read_until(t);
         self.d2fs_after_op(t);
@@ -209,6 +210,7 @@ impl<D: BlockDevice> F2fs<D> {
         let f = self.files.get_mut(&ino).expect("renamed inode exists");
         f.parent = to_dir;
         f.pino_lost = true;
+        self.flagged.inos.push(ino);
         self.cp_rwsem.read_until(t);
         match target {
             Some(old) => self.drop_link(t, old),
