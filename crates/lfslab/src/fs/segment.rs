@@ -740,8 +740,10 @@ impl SegmentManager {
 
     /// Sections a GC victim may come from: in use, not open by a log.
     pub fn victim_candidates(&self) -> Vec<SectionView> {
+        // The open logs' sections once, not a pass over the logs per section.
+        let current: Vec<u32> = self.open_logs().map(|c| self.layout.sec_of_seg(c.segno)).collect();
         (0..self.layout.main_sections)
-            .filter(|&s| self.sec_state[s as usize] == SecState::InUse && !self.sec_is_current(s))
+            .filter(|&s| self.sec_state[s as usize] == SecState::InUse && !current.contains(&s))
             .map(|s| self.section_view(s))
             .collect()
     }
