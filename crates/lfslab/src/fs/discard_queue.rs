@@ -164,7 +164,7 @@ impl DiscardQueue {
             }
             wi += 1;
             // Skip chunks with nothing queued.
-            while wi < self.words.len() && wi % CHUNK_WORDS == 0 && self.chunk_bits[wi / CHUNK_WORDS] == 0 {
+            while wi < self.words.len() && wi.is_multiple_of(CHUNK_WORDS) && self.chunk_bits[wi / CHUNK_WORDS] == 0 {
                 wi += CHUNK_WORDS;
             }
             if wi >= self.words.len() {
@@ -364,7 +364,7 @@ mod tests {
                         let max = [1, 3, 8, 64, usize::MAX][rng.below(5) as usize];
                         let gran = [1, 4, 16, 512][rng.below(4) as usize];
                         let (hole, every) = (rng.below(span), 2 + rng.below(30));
-                        let safe = |b: u64| b != hole && b % every != 0;
+                        let safe = |b: u64| b != hole && !b.is_multiple_of(every);
                         assert_eq!(q.take(max, gran, safe), m.take(max, gran, safe), "case {case} step {step}");
                     }
                     _ => {

@@ -261,7 +261,7 @@ mod tests {
             t.set(i, SsaEntry::node(1));
         }
         let looked = std::cell::Cell::new(0);
-        let mut shed = |t: &mut SsaTable| {
+        let shed = |t: &mut SsaTable| {
             t.shed(|_| false, |_| {
                 looked.set(looked.get() + 1);
                 0

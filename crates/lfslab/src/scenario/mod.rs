@@ -522,7 +522,7 @@ impl Scenario {
                         format!(
                             "{} maps a section to a device superblock, so the device exports whole ones: use a multiple of {} KiB",
                             f.kind.as_deref().unwrap_or_default(),
-                            sb * SLOT_BYTES >> 10
+                            (sb * SLOT_BYTES) >> 10
                         ),
                     ));
                 }
