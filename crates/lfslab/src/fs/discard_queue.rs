@@ -227,35 +227,47 @@ impl DiscardQueue {
         let mut pieces = Vec::new();
         for (s, e) in visit {
             self.assign(s, e, false);
-            let mut run: Option<(u64, u32)> = None;
-            for b in s..e {
-                if safe(b) {
-                    run = Some(match run {
-                        Some((rs, rl)) => (rs, rl + 1),
-                        None => (b, 1),
-                    });
-                } else if let Some(r) = run.take() {
-                    pieces.push(r);
-                }
-            }
-            pieces.extend(run);
+            cut(s, e, &mut safe, &mut pieces);
             self.next_pos = e;
         }
-        let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| pieces[i].1 >= granularity).collect();
-        // Stable: equal lengths keep address order.
-        order.sort_by_key(|&i| if pieces[i].1 >= DEFAULT_GRANULARITY { (0, u32::MAX - pieces[i].1) } else { (1, 0) });
-        order.truncate(max);
-        let mut chosen = vec![false; pieces.len()];
-        for &i in &order {
-            chosen[i] = true;
+        let (chosen, rest) = choose(pieces, max, granularity);
+        for (rs, rl) in rest {
+            self.insert(rs, rl);
         }
-        for (i, &(rs, rl)) in pieces.iter().enumerate() {
-            if !chosen[i] {
-                self.insert(rs, rl);
-            }
-        }
-        order.into_iter().map(|i| pieces[i]).collect()
+        chosen
     }
+}
+
+/// The pieces of blocks `s..e` that `safe` allows, in address order.
+fn cut(s: u64, e: u64, safe: &mut impl FnMut(u64) -> bool, pieces: &mut Vec<(u64, u32)>) {
+    let mut run: Option<(u64, u32)> = None;
+    for b in s..e {
+        if safe(b) {
+            run = Some(match run {
+                Some((rs, rl)) => (rs, rl + 1),
+                None => (b, 1),
+            });
+        } else if let Some(r) = run.take() {
+            pieces.push(r);
+        }
+    }
+    pieces.extend(run);
+}
+
+/// Of `pieces`, the up to `max` to issue (those of at least `granularity`
+/// blocks: DEFAULT_DISCARD_GRANULARITY or more first, largest first, then
+/// the smaller in address order) and the rest, which stay queued.
+fn choose(pieces: Vec<(u64, u32)>, max: usize, granularity: u32) -> (Vec<(u64, u32)>, Vec<(u64, u32)>) {
+    let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| pieces[i].1 >= granularity).collect();
+    // Stable: equal lengths keep address order.
+    order.sort_by_key(|&i| if pieces[i].1 >= DEFAULT_GRANULARITY { (0, u32::MAX - pieces[i].1) } else { (1, 0) });
+    order.truncate(max);
+    let mut chosen = vec![false; pieces.len()];
+    for &i in &order {
+        chosen[i] = true;
+    }
+    let rest = pieces.iter().enumerate().filter(|&(i, _)| !chosen[i]).map(|(_, &p)| p).collect();
+    (order.into_iter().map(|i| pieces[i]).collect(), rest)
 }
 
 #[cfg(test)]
@@ -306,33 +318,15 @@ mod tests {
             let mut pieces = Vec::new();
             for s in starts {
                 let len = self.ranges.remove(&s).expect("listed");
-                let mut run: Option<(u64, u32)> = None;
-                for b in s..s + len as u64 {
-                    if safe(b) {
-                        run = Some(match run {
-                            Some((rs, rl)) => (rs, rl + 1),
-                            None => (b, 1),
-                        });
-                    } else if let Some(r) = run.take() {
-                        pieces.push(r);
-                    }
-                }
-                pieces.extend(run);
+                cut(s, s + len as u64, &mut safe, &mut pieces);
                 self.next_pos = s + len as u64;
             }
-            let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| pieces[i].1 >= granularity).collect();
-            order.sort_by_key(|&i| if pieces[i].1 >= DEFAULT_GRANULARITY { (0, u32::MAX - pieces[i].1) } else { (1, 0) });
-            order.truncate(max);
-            let mut chosen = vec![false; pieces.len()];
-            for &i in &order {
-                chosen[i] = true;
+            // Cutting and choosing are shared; what differs is the container.
+            let (chosen, rest) = choose(pieces, max, granularity);
+            for (rs, rl) in rest {
+                self.ranges.insert(rs, rl);
             }
-            for (i, &(rs, rl)) in pieces.iter().enumerate() {
-                if !chosen[i] {
-                    self.ranges.insert(rs, rl);
-                }
-            }
-            order.into_iter().map(|i| pieces[i]).collect()
+            chosen
         }
     }
 
