@@ -5,14 +5,20 @@
 //! segment has few free blocks, so a log needs a new one every few blocks
 //! and that visit, one segment entry per candidate, becomes most of the
 //! cost of a write. This index keeps, for every 64-segment word of each
-//! type's dirty map, the least cost among its segments and where it is, so
-//! the same search reads one entry per word: the same victim, the same
-//! stopping point, the same `last_victim`, in a 64th of the loads.
+//! type's dirty map, the least cost among its segments and where it is,
+//! and the same for every group of 64 words with the group's dirty count,
+//! so the same search reads one entry per group it passes whole and one
+//! per word at its ends: the same victim, the same stopping point, the
+//! same `last_victim`.
 
 use super::dirty_segmap::DirtySegmap;
 
 /// No dirty segment in the word.
 const EMPTY: u16 = u16::MAX;
+/// Words per group (4,096 segments).
+const GROUP_WORDS: usize = 64;
+/// No dirty segment in the group.
+const EMPTY_GROUP: u32 = u32::MAX;
 
 /// Built on the first SSR search (only SSR uses it) and kept in step by
 /// every change to a dirty map or to a dirty segment's cost.
@@ -23,6 +29,13 @@ pub struct SsrIndex {
     /// Per log type, per word of its dirty map: the least `cost << 6 | bit`
     /// over the word's dirty segments (the first of least cost), or EMPTY.
     word_min: [Vec<u16>; 6],
+    /// Per log type, per group of GROUP_WORDS words: the least
+    /// `cost << 12 | offset` over the group's dirty segments, or EMPTY_GROUP.
+    group_min: [Vec<u32>; 6],
+    /// Per log type, per group: its dirty segments.
+    group_count: [Vec<u16>; 6],
+    /// Per log type, per word: its dirty segments as last summarised.
+    word_count: [Vec<u8>; 6],
 }
 
 /// What one search found.
@@ -41,13 +54,43 @@ impl SsrIndex {
         let len = dirty[0].segments();
         let costs: Vec<u16> = (0..len).map(&cost).collect();
         let words = (len as usize).div_ceil(64);
-        let mut ix = SsrIndex { costs, word_min: std::array::from_fn(|_| vec![EMPTY; words]) };
+        let groups = words.div_ceil(GROUP_WORDS);
+        let mut ix = SsrIndex {
+            costs,
+            word_min: std::array::from_fn(|_| vec![EMPTY; words]),
+            group_min: std::array::from_fn(|_| vec![EMPTY_GROUP; groups]),
+            group_count: std::array::from_fn(|_| vec![0; groups]),
+            word_count: std::array::from_fn(|_| vec![0; words]),
+        };
         for (t, d) in dirty.iter().enumerate() {
             for wi in 0..words {
                 ix.word_min[t][wi] = ix.least_in(wi, d.word(wi));
+                ix.word_count[t][wi] = d.word(wi).count_ones() as u8;
+            }
+            for gi in 0..groups {
+                ix.summarise_group(t, gi, d);
             }
         }
         ix
+    }
+
+    /// A word's entry as its group ranks it: `cost << 12 | offset`.
+    fn in_group(wi: usize, m: u16) -> u32 {
+        if m == EMPTY {
+            return EMPTY_GROUP;
+        }
+        ((m >> 6) as u32) << 12 | ((wi % GROUP_WORDS) as u32) << 6 | (m & 63) as u32
+    }
+
+    fn summarise_group(&mut self, t: usize, gi: usize, dirty: &DirtySegmap) {
+        let words = gi * GROUP_WORDS..((gi + 1) * GROUP_WORDS).min(self.word_min[t].len());
+        let (mut least, mut n) = (EMPTY_GROUP, 0);
+        for wi in words {
+            least = least.min(Self::in_group(wi, self.word_min[t][wi]));
+            n += dirty.word(wi).count_ones();
+        }
+        self.group_min[t][gi] = least;
+        self.group_count[t][gi] = n as u16;
     }
 
     pub fn cost(&self, segno: u32) -> u16 {
@@ -58,7 +101,22 @@ impl SsrIndex {
     pub fn update(&mut self, t: usize, segno: u32, cost: u16, dirty: &DirtySegmap) {
         self.costs[segno as usize] = cost;
         let wi = (segno / 64) as usize;
-        self.word_min[t][wi] = self.least_in(wi, dirty.word(wi));
+        let gi = wi / GROUP_WORDS;
+        let (old, new) = (self.word_min[t][wi], self.least_in(wi, dirty.word(wi)));
+        self.word_min[t][wi] = new;
+        let n = dirty.word(wi).count_ones() as u8;
+        let count = &mut self.group_count[t][gi];
+        *count = *count + n as u16 - self.word_count[t][wi] as u16;
+        self.word_count[t][wi] = n;
+        // The group's least moves with this word's only if it got below it,
+        // or if this word held it and it rose (entries are unique by offset).
+        let (old, new) = (Self::in_group(wi, old), Self::in_group(wi, new));
+        let least = &mut self.group_min[t][gi];
+        if new < *least {
+            *least = new;
+        } else if old == *least && new > old {
+            self.summarise_group(t, gi, dirty);
+        }
     }
 
     fn least_in(&self, wi: usize, mut bits: u64) -> u16 {
@@ -94,9 +152,35 @@ impl SsrIndex {
                 *best = Some((cost, segno));
             }
         };
+        let group_segs = GROUP_WORDS as u32 * 64;
         for (wrapped, from, to) in [(false, last_victim, dirty.segments()), (true, 0, last_victim)] {
             let mut wi = (from / 64) as usize;
             while (wi as u32) * 64 < to {
+                // A group inside the range whose segments are all visited
+                // (the stop is beyond it): its entry answers for it.
+                let gbase = wi as u32 * 64;
+                if wi.is_multiple_of(GROUP_WORDS) && gbase >= from && gbase + group_segs <= to {
+                    let gi = wi / GROUP_WORDS;
+                    let n = self.group_count[t][gi] as u32;
+                    if n < left {
+                        let least = self.group_min[t][gi];
+                        let cost = (least >> 12) as u16;
+                        if n > 0 && cost < limit && best.is_none_or(|(c, _)| cost < c) {
+                            let segno = gbase + (least & 4095);
+                            if usable(segno) {
+                                best = Some((cost, segno));
+                            } else {
+                                // Its best cannot be used: the group's words one by one.
+                                for w in wi..wi + GROUP_WORDS {
+                                    self.visit_word(t, w, dirty.word(w), limit, &mut best, &usable, &consider);
+                                }
+                            }
+                        }
+                        left -= n;
+                        wi += GROUP_WORDS;
+                        continue;
+                    }
+                }
                 let whole = dirty.word(wi);
                 let base = wi as u32 * 64;
                 let mut bits = whole;
@@ -116,19 +200,10 @@ impl SsrIndex {
                     bits &= !above;
                 }
                 if bits != 0 {
-                    let least = self.word_min[t][wi];
-                    let cost = least >> 6;
                     if bits != whole {
                         self.visit_each(bits, base, &mut best, &consider);
-                    } else if cost < limit && best.is_none_or(|(c, _)| cost < c) {
-                        // The word's first least segment; if it cannot be
-                        // used, the next best of the word may.
-                        let segno = base + (least & 63) as u32;
-                        if usable(segno) {
-                            best = Some((cost, segno));
-                        } else {
-                            self.visit_each(bits, base, &mut best, &consider);
-                        }
+                    } else {
+                        self.visit_word(t, wi, bits, limit, &mut best, &usable, &consider);
                     }
                     left -= bits.count_ones();
                     if left == 0 {
@@ -140,6 +215,32 @@ impl SsrIndex {
             }
         }
         unreachable!("an SSR search visits every dirty segment before it runs out")
+    }
+
+    /// All of word `wi`'s dirty segments (`bits`), answered by its entry.
+    #[allow(clippy::too_many_arguments)]
+    fn visit_word(
+        &self,
+        t: usize,
+        wi: usize,
+        bits: u64,
+        limit: u16,
+        best: &mut Option<(u16, u32)>,
+        usable: &impl Fn(u32) -> bool,
+        consider: &impl Fn(&mut Option<(u16, u32)>, u32, u16),
+    ) {
+        let least = self.word_min[t][wi];
+        let cost = least >> 6;
+        if bits != 0 && cost < limit && best.is_none_or(|(c, _)| cost < c) {
+            // The word's first least segment; if it cannot be used, the
+            // next best of the word may.
+            let segno = wi as u32 * 64 + (least & 63) as u32;
+            if usable(segno) {
+                *best = Some((cost, segno));
+            } else {
+                self.visit_each(bits, wi as u32 * 64, best, consider);
+            }
+        }
     }
 
     fn visit_each(
@@ -164,6 +265,15 @@ impl SsrIndex {
                 return Err(format!("SSR index of type {t}, segments {}..{}: {:#x}, the maps give {:#x}", wi * 64, wi * 64 + 64, have[wi], want[wi]));
             }
         }
+        for t in 0..6 {
+            let (have, want) = ((&self.group_min[t], &self.group_count[t]), (&fresh.group_min[t], &fresh.group_count[t]));
+            if let Some(gi) = (0..have.0.len()).find(|&i| (have.0[i], have.1[i]) != (want.0[i], want.1[i])) {
+                return Err(format!(
+                    "SSR index of type {t}, group {gi}: ({:#x}, {}), the maps give ({:#x}, {})",
+                    have.0[gi], have.1[gi], want.0[gi], want.1[gi]
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -178,9 +288,10 @@ mod tests {
     fn search_matches_the_segment_by_segment_scan() {
         let mut rng = crate::sim::SimRng::new(5);
         for case in 0..300 {
-            let len = 1 + rng.below(700) as u32;
+            // Small maps, and maps of several 4,096-segment groups.
+            let len = 1 + rng.below([700, 20_000][case % 2]) as u32;
             let mut dirty: [DirtySegmap; 6] = std::array::from_fn(|_| DirtySegmap::new(len));
-            let costs: Vec<u16> = (0..len).map(|_| rng.below(40) as u16 * [1, 13][case % 2]).collect();
+            let costs: Vec<u16> = (0..len).map(|_| rng.below(40) as u16 * [1, 13][case / 2 % 2]).collect();
             let density = 1 + rng.below(10);
             for s in 0..len {
                 if rng.below(10) < density {
@@ -202,7 +313,9 @@ mod tests {
             }
             ix.check(&dirty, |s| costs[s as usize]).unwrap();
             let banned = rng.below(len as u64) as u32;
-            let usable = |s: u32| s / 3 != banned / 3;
+            // One open section, or many segments a word's or a group's best may fall on.
+            let every = [u32::MAX, 5][case / 4 % 2];
+            let usable = |s: u32| s / 3 != banned / 3 && !s.is_multiple_of(every);
             let limit = [20u16, 400, 512][case % 3];
             for (t, d) in dirty.iter().enumerate() {
                 if d.count() == 0 {
