@@ -3,6 +3,15 @@
 //! `struct dirty_seglist_info`). Victim searches walk it with
 //! `find_next_bit`, so a search costs what it visits, not the volume.
 
+/// The bits of the 64-bit word starting at index `base` that lie in
+/// `lo..hi`; the word must overlap the range.
+pub fn word_span(base: u64, lo: u64, hi: u64) -> u64 {
+    debug_assert!(lo < base + 64 && base < hi, "word at {base} outside {lo}..{hi}");
+    let low = if base < lo { !0u64 << (lo - base) } else { !0 };
+    let high = if hi < base + 64 { (1u64 << (hi - base)) - 1 } else { !0 };
+    low & high
+}
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DirtySegmap {
     words: Vec<u64>,

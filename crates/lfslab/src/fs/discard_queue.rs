@@ -13,6 +13,8 @@
 //! (and a `BTreeMap` here before) searches a tree per range, and a
 //! checkpoint after random overwrites queues one range per released block.
 
+use super::dirty_segmap::word_span;
+
 /// Words per chunk of the bitmap's set-bit summary (32,768 blocks).
 const CHUNK_WORDS: usize = 512;
 
@@ -104,14 +106,7 @@ impl DiscardQueue {
         while (wi as u64) * 64 < hi {
             let w = self.word(wi);
             let carry = if wi == 0 { 0 } else { self.word(wi - 1) >> 63 };
-            let mut starts = w & !((w << 1) | carry);
-            let base = wi as u64 * 64;
-            if base < lo {
-                starts &= !0u64 << (lo - base);
-            }
-            if hi < base + 64 {
-                starts &= (1u64 << (hi - base)) - 1;
-            }
+            let starts = w & !((w << 1) | carry) & word_span(wi as u64 * 64, lo, hi);
             n += starts.count_ones() as usize;
             wi += 1;
         }
@@ -133,14 +128,7 @@ impl DiscardQueue {
         let before = self.starts_in(window.0, window.1);
         let (mut wi, last) = ((s / 64) as usize, ((e - 1) / 64) as usize);
         while wi <= last && wi < self.words.len() {
-            let base = wi as u64 * 64;
-            let mut mask = !0u64;
-            if base < s {
-                mask &= !0u64 << (s - base);
-            }
-            if e < base + 64 {
-                mask &= (1u64 << (e - base)) - 1;
-            }
+            let mask = word_span(wi as u64 * 64, s, e);
             let old = self.words[wi];
             let new = if on { old | mask } else { old & !mask };
             let c = &mut self.chunk_bits[wi / CHUNK_WORDS];

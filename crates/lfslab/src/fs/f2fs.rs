@@ -779,7 +779,9 @@ impl<D: BlockDevice> F2fs<D> {
         };
         if self.flagged.complete {
             for ino in self.flagged.inos.drain(..) {
-                self.files.get_mut(&ino).map(clear);
+                if let Some(f) = self.files.get_mut(&ino) {
+                    clear(f);
+                }
             }
         } else {
             self.files.values_mut().for_each(clear);

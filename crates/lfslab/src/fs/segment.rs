@@ -317,19 +317,23 @@ impl SegmentManager {
         let Some(log) = e.log else { return };
         let dirty = e.valid > 0 && (e.valid as u32) < BLOCKS_PER_SEG && !self.is_curseg(segno);
         let changed = if dirty { self.dirty[log.index()].insert(segno) } else { self.dirty[log.index()].remove(segno) };
-        if let Some(ix) = &mut self.ssr_index {
-            let cost = self.segs[segno as usize].ssr_used;
-            if changed || (dirty && ix.cost(segno) != cost) {
-                ix.update(log.index(), segno, cost, &self.dirty[log.index()]);
-            }
-        }
+        self.ssr_index_follows(segno, log, changed);
     }
 
     /// Take `segno` out of its type's dirty map (it is opened or freed).
     fn undirty(&mut self, segno: u32, log: LogType) {
         if self.dirty[log.index()].remove(segno) {
-            if let Some(ix) = &mut self.ssr_index {
-                ix.update(log.index(), segno, self.segs[segno as usize].ssr_used, &self.dirty[log.index()]);
+            self.ssr_index_follows(segno, log, true);
+        }
+    }
+
+    /// The SSR index, if built, follows `segno` of type `log`: it `moved`
+    /// in or out of the dirty map, or, while dirty, its cost changed.
+    fn ssr_index_follows(&mut self, segno: u32, log: LogType, moved: bool) {
+        if let Some(ix) = &mut self.ssr_index {
+            let cost = self.segs[segno as usize].ssr_used;
+            if moved || (self.dirty[log.index()].contains(segno) && ix.cost(segno) != cost) {
+                ix.update(log.index(), segno, cost, &self.dirty[log.index()]);
             }
         }
     }
@@ -794,9 +798,9 @@ impl SegmentManager {
             e.ckpt_map = e.map;
             e.ssr_map = e.map;
             e.ssr_used = e.valid;
-            if self.ssr_index.is_some() {
-                // A dirty segment's cost changed: the SSR index follows.
-                self.locate_dirty(segno);
+            if let Some(log) = e.log {
+                // A dirty segment's cost may have changed.
+                self.ssr_index_follows(segno, log, false);
             }
         }
         let mut dirty_blocks: Vec<u64> = dirty_entries.iter().map(|&s| self.layout.sit_block_of(s)).collect();

@@ -11,7 +11,7 @@
 //! per word at its ends: the same victim, the same stopping point, the
 //! same `last_victim`.
 
-use super::dirty_segmap::DirtySegmap;
+use super::dirty_segmap::{word_span, DirtySegmap};
 
 /// No dirty segment in the word.
 const EMPTY: u16 = u16::MAX;
@@ -36,6 +36,12 @@ pub struct SsrIndex {
     group_count: [Vec<u16>; 6],
     /// Per log type, per word: its dirty segments as last summarised.
     word_count: [Vec<u8>; 6],
+}
+
+/// Whether a segment of `cost` would be the best so far: under `limit`
+/// and strictly cheaper (the first of least cost wins).
+fn improves(best: Option<(u16, u32)>, cost: u16, limit: u16) -> bool {
+    cost < limit && best.is_none_or(|(c, _)| cost < c)
 }
 
 /// What one search found.
@@ -147,11 +153,6 @@ impl SsrIndex {
         assert!(max_search > 0 && max_search <= dirty.count(), "SSR search of {max_search} among {} dirty segments", dirty.count());
         let mut left = max_search;
         let mut best: Option<(u16, u32)> = None;
-        let consider = |best: &mut Option<(u16, u32)>, segno: u32, cost: u16| {
-            if cost < limit && best.is_none_or(|(c, _)| cost < c) && usable(segno) {
-                *best = Some((cost, segno));
-            }
-        };
         let group_segs = GROUP_WORDS as u32 * 64;
         for (wrapped, from, to) in [(false, last_victim, dirty.segments()), (true, 0, last_victim)] {
             let mut wi = (from / 64) as usize;
@@ -165,14 +166,14 @@ impl SsrIndex {
                     if n < left {
                         let least = self.group_min[t][gi];
                         let cost = (least >> 12) as u16;
-                        if n > 0 && cost < limit && best.is_none_or(|(c, _)| cost < c) {
+                        if n > 0 && improves(best, cost, limit) {
                             let segno = gbase + (least & 4095);
                             if usable(segno) {
                                 best = Some((cost, segno));
                             } else {
                                 // Its best cannot be used: the group's words one by one.
                                 for w in wi..wi + GROUP_WORDS {
-                                    self.visit_word(t, w, dirty.word(w), limit, &mut best, &usable, &consider);
+                                    self.visit_word(t, w, dirty.word(w), limit, &mut best, &usable);
                                 }
                             }
                         }
@@ -183,13 +184,7 @@ impl SsrIndex {
                 }
                 let whole = dirty.word(wi);
                 let base = wi as u32 * 64;
-                let mut bits = whole;
-                if base < from {
-                    bits &= !0u64 << (from - base);
-                }
-                if to < base + 64 {
-                    bits &= (1u64 << (to - base)) - 1;
-                }
+                let mut bits = whole & word_span(base as u64, from as u64, to as u64);
                 let n = bits.count_ones();
                 if n > left {
                     // Only the first `left` of them are visited.
@@ -201,9 +196,9 @@ impl SsrIndex {
                 }
                 if bits != 0 {
                     if bits != whole {
-                        self.visit_each(bits, base, &mut best, &consider);
+                        self.visit_each(bits, base, limit, &mut best, &usable);
                     } else {
-                        self.visit_word(t, wi, bits, limit, &mut best, &usable, &consider);
+                        self.visit_word(t, wi, bits, limit, &mut best, &usable);
                     }
                     left -= bits.count_ones();
                     if left == 0 {
@@ -218,41 +213,29 @@ impl SsrIndex {
     }
 
     /// All of word `wi`'s dirty segments (`bits`), answered by its entry.
-    #[allow(clippy::too_many_arguments)]
-    fn visit_word(
-        &self,
-        t: usize,
-        wi: usize,
-        bits: u64,
-        limit: u16,
-        best: &mut Option<(u16, u32)>,
-        usable: &impl Fn(u32) -> bool,
-        consider: &impl Fn(&mut Option<(u16, u32)>, u32, u16),
-    ) {
+    fn visit_word(&self, t: usize, wi: usize, bits: u64, limit: u16, best: &mut Option<(u16, u32)>, usable: &impl Fn(u32) -> bool) {
         let least = self.word_min[t][wi];
         let cost = least >> 6;
-        if bits != 0 && cost < limit && best.is_none_or(|(c, _)| cost < c) {
+        if bits != 0 && improves(*best, cost, limit) {
             // The word's first least segment; if it cannot be used, the
             // next best of the word may.
             let segno = wi as u32 * 64 + (least & 63) as u32;
             if usable(segno) {
                 *best = Some((cost, segno));
             } else {
-                self.visit_each(bits, wi as u32 * 64, best, consider);
+                self.visit_each(bits, wi as u32 * 64, limit, best, usable);
             }
         }
     }
 
-    fn visit_each(
-        &self,
-        mut bits: u64,
-        base: u32,
-        best: &mut Option<(u16, u32)>,
-        consider: &impl Fn(&mut Option<(u16, u32)>, u32, u16),
-    ) {
+    /// The segments of `bits` one by one, in order.
+    fn visit_each(&self, mut bits: u64, base: u32, limit: u16, best: &mut Option<(u16, u32)>, usable: &impl Fn(u32) -> bool) {
         while bits != 0 {
             let segno = base + bits.trailing_zeros();
-            consider(best, segno, self.costs[segno as usize]);
+            let cost = self.costs[segno as usize];
+            if improves(*best, cost, limit) && usable(segno) {
+                *best = Some((cost, segno));
+            }
             bits &= bits - 1;
         }
     }

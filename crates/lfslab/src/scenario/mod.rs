@@ -352,12 +352,13 @@ impl Scenario {
         }
         let fs_kind = f.fs.as_ref().and_then(|x| x.kind.as_deref());
         let zoned_fs = fs_kind == Some("zf2fs");
-        // Zoned F2FS and CSGC map a section to a superblock: the device exports whole ones.
-        let sections_fs = zoned_fs || fs_kind == Some("csgc");
+        // CSGC maps a section to a superblock: its device exports whole ones
+        // (a zoned device exports all of its flash, whole zones already).
+        let csgc_fs = fs_kind == Some("csgc");
         let (capacity_gib, logical_pages) = match d.flash_gib {
             Some(flash) => {
                 let spare_sbs = crate::ftl::gc_reserve_superblocks(r.ftl.gc_threshold_superblocks.unwrap_or(2), r.ftl.streams.unwrap_or(1));
-                let sized = device_by_flash(&geo, flash, op, zoned_fs, sections_fs, spare_sbs)?;
+                let sized = device_by_flash(&geo, flash, op, zoned_fs, csgc_fs, spare_sbs)?;
                 if let Some(given) = d.capacity_gib.filter(|&c| (c - sized.capacity_gib).abs() > 1e-9 * sized.capacity_gib) {
                     return Err(ScenarioError::invalid(
                         "device.capacity_gib",
