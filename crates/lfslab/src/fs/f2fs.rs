@@ -458,7 +458,8 @@ impl<D: BlockDevice> F2fs<D> {
             root,
             dirty_dentries: BTreeSet::new(),
             orphans: 0,
-            owner: super::ssa::SsaTable::new(main_blocks),
+            // IPLFS lays out no SSA area (it never cleans), so keeps no table.
+            owner: if cfg.iplfs_device_blocks.is_some() { super::ssa::SsaTable::none() } else { super::ssa::SsaTable::new(main_blocks) },
             stats: FsStats::default(),
             oracle: OracleStats::default(),
             gc_lock: SimMutex::default(),
@@ -1629,7 +1630,7 @@ impl<D: BlockDevice> F2fs<D> {
                         if !self.sm.is_valid(a) {
                             return Err(format!("inode {ino} block {o} at {a} is not valid in the SIT"));
                         }
-                        let own = self.owner.get(self.main_index(a));
+                        let own = if self.owner.kept() { self.owner.get(self.main_index(a)) } else { SsaEntry::data(slot) };
                         if own != SsaEntry::data(slot) {
                             return Err(format!("block {a}: SSA owner {own:?} is not {slot:?}"));
                         }

@@ -92,6 +92,10 @@ const SHED_WRITES_PER_CHUNK: u64 = CHUNK as u64 / 8;
 /// ask about valid ones), and IPLFS, which never reuses an address, would
 /// otherwise keep an entry for every block it has ever written.
 ///
+/// A filesystem without an SSA area (IPLFS: no FS GC, so mkfs lays out
+/// none; `Layout::iplfs`) keeps no table (`SsaTable::none`): setting an
+/// entry does nothing, and reading one is a bug.
+///
 /// A dense chunk holds `CHUNK` words; a sparse one of `k` entries holds
 /// `ceil(k / 2)` words of 16-bit offsets (ascending) and then the `k`
 /// entries, so its length, never `CHUNK`, says which it is and how many.
@@ -113,8 +117,19 @@ impl SsaTable {
         SsaTable { len, chunks, dense: Vec::new(), writes: 0 }
     }
 
+    /// No table: for a filesystem without an SSA area.
+    pub fn none() -> Self {
+        SsaTable::new(0)
+    }
+
+    /// Whether entries are kept (false for `none`).
+    pub fn kept(&self) -> bool {
+        self.len > 0
+    }
+
     #[inline]
     pub fn get(&self, i: usize) -> SsaEntry {
+        assert!(self.kept(), "SSA entry {i} read, but this filesystem keeps no SSA (IPLFS)");
         debug_assert!(i < self.len, "SSA index {i} beyond {}", self.len);
         match &self.chunks[i >> CHUNK_BITS] {
             None => SsaEntry::default(),
@@ -143,6 +158,9 @@ impl SsaTable {
 
     #[inline]
     pub fn set(&mut self, i: usize, e: SsaEntry) {
+        if !self.kept() {
+            return;
+        }
         debug_assert!(i < self.len, "SSA index {i} beyond {}", self.len);
         let ci = i >> CHUNK_BITS;
         let c = &mut self.chunks[ci];
