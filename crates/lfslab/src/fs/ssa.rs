@@ -4,8 +4,8 @@
 //! 32-bit nid and a 16-bit offset on disk; in memory lfslab packs both into
 //! 32 bits (a 22-bit nid, a 10-bit offset; offsets stop at 1017,
 //! DEF_ADDRS_PER_BLOCK - 1), which is half the table of a u64 per block,
-//! the largest per-block structure of a D2FS or IPLFS partition (issue 12's
-//! memory budget). Filesystems are limited to `MAX_NID` node ids
+//! the largest per-block structure of a D2FS partition (issue 12's memory
+//! budget). Filesystems are limited to `MAX_NID` node ids
 //! (4,194,304, about 16 TiB of file data in dnodes); the NAT of every
 //! volume lfslab models fits below it or is capped there (`F2fs::format`).
 
@@ -85,12 +85,11 @@ const SHED_WRITES_PER_CHUNK: u64 = CHUNK as u64 / 8;
 /// SSA on disk and reads a segment's summary block when it needs it
 /// (`f2fs_get_sum_page`); lfslab keeps it in memory, so its size is what a
 /// run costs. Chunks of 4096 blocks (8 segments) are allocated on first
-/// write, so IPLFS's huge partition costs only what it has written. A
-/// checkpoint `shed`s sealed chunks whose blocks are mostly invalid to a
-/// sparse form holding only the valid blocks' entries: nothing reads the
-/// owner of an invalid block (GC, migration records, fsck and remount all
-/// ask about valid ones), and IPLFS, which never reuses an address, would
-/// otherwise keep an entry for every block it has ever written.
+/// write. A checkpoint `shed`s sealed chunks whose blocks are mostly
+/// invalid to a sparse form holding only the valid blocks' entries:
+/// nothing reads the owner of an invalid block (GC, migration records,
+/// fsck and remount all ask about valid ones), and a log that wraps rarely
+/// would otherwise keep an entry for every block it has written.
 ///
 /// A filesystem without an SSA area (IPLFS: no FS GC, so mkfs lays out
 /// none; `Layout::iplfs`) keeps no table (`SsaTable::none`): setting an
@@ -272,6 +271,16 @@ mod tests {
 
     /// A checkpoint with few writes behind it looks at no chunk: the scan
     /// is paid for by writes, not by checkpoints.
+    #[test]
+    #[should_panic(expected = "keeps no SSA")]
+    fn a_filesystem_without_an_ssa_area_keeps_no_entries() {
+        let mut t = SsaTable::none();
+        assert!(!t.kept() && SsaTable::new(1).kept());
+        t.set(7, SsaEntry::node(3));
+        assert!(t.chunks.is_empty(), "an entry was kept");
+        t.get(7);
+    }
+
     #[test]
     fn shed_turns_are_paid_for_by_writes() {
         let mut t = SsaTable::new(8 * CHUNK);
