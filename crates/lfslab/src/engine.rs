@@ -152,6 +152,23 @@ const CSGC_SIMPLIFICATIONS: [&str; 4] = [
     "csgc: coalescing merges consecutive source blocks into one flash-scheduler operation; it saves scheduler time only, since consecutive blocks sit on different dies",
 ];
 
+/// F2FS in adaptive mode on a scaled volume: its SSR window is scaled with
+/// the volume, which keeps the share of the volume searched but not the
+/// window's length, and SSR's choices depend on both (docs/performance.md,
+/// twenty-fifth session: on `compare`'s workload, steady IOPS at scale 1
+/// ranged over 1.6x across windows of 64 to 4096 segments).
+fn ssr_window_caveat(s: &Scenario) -> Option<String> {
+    let f = s.fs.as_ref()?;
+    let vs = s.resolved.volume_scale.unwrap_or(1.0);
+    let ssr = f.config.mode == crate::fs::FsMode::Adaptive && f.config.ext4.is_none() && f.config.iplfs_device_blocks.is_none();
+    (ssr && vs < 1.0).then(|| {
+        format!(
+            "scaled volume (volume_scale {vs}), F2FS adaptive mode: SSR and background GC search fs.max_victim_search = {} segments, the kernel's 4096 times volume_scale, so the window covers the share of the volume it covers at paper size; but which segments SSR fills, and with that throughput and both WAFs, depends on the window's length as well as its share, and no one scaling keeps both (docs/performance.md). Check a figure that matters at volume_scale 1 (--scale 16 for the built-in experiments)",
+            f.config.tuning.max_victim_search
+        )
+    })
+}
+
 const RMIPU_SIMPLIFICATION: &str = "rmipu: each batch of written pages is remapped in the call that wrote it (the device flushes the batch's data first), so no remap is pending between calls: reads, overwrites, truncates, unlinks and GC never meet one; the paper tracks pairs across writeback and excludes their segments from cleaning. Its known crash window (remapped updates visible after a crash before fsync returns, rm-ipu.txt §3) is what lfslab swarm counts as unsynced-visible blocks";
 
 const D2FS_SIMPLIFICATIONS: [&str; 6] = [
@@ -578,6 +595,9 @@ impl Run {
             Stack::Fs { .. } => simplifications.extend(FS_SIMPLIFICATIONS.iter().map(|s| s.to_string())),
             Stack::Raw { .. } => {}
         }
+        if let Some(note) = ssr_window_caveat(s) {
+            simplifications.push(note);
+        }
         if let Some(fb) = &s.filebench {
             simplifications.push(workload::filebench::SIMPLIFICATION.to_string());
             if fb.personality == "oltp" {
@@ -818,4 +838,24 @@ pub fn run_aged(scenario: Scenario, progress: Option<Progress>, aged: &AgedPaths
     r.progress = progress;
     r.measure()?;
     r.report()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The report warns of the SSR window on a scaled volume in adaptive
+    /// mode only: not at the represented volume's own size, not in LFS
+    /// mode, not on a raw device.
+    #[test]
+    fn the_ssr_window_caveat_marks_scaled_adaptive_runs() {
+        let base = "[device]\ncapacity_gib = 8\n[[job]]\nsize = \"10%\"\n";
+        let of = |text: &str| ssr_window_caveat(&Scenario::from_toml_str(text).unwrap());
+        let adaptive = format!("{base}[fs]\nkind = \"f2fs\"\nmode = \"adaptive\"\n");
+        let note = of(&format!("volume_scale = 0.0625\n{adaptive}")).expect("scaled adaptive run");
+        assert!(note.contains("max_victim_search = 256"), "{note}");
+        assert_eq!(of(&adaptive), None);
+        assert_eq!(of(&format!("volume_scale = 0.0625\n{base}[fs]\nkind = \"f2fs\"\nmode = \"lfs\"\n")), None);
+        assert_eq!(of(&format!("volume_scale = 0.0625\n{base}")), None);
+    }
 }
