@@ -448,6 +448,8 @@ impl<D: BlockDevice> F2fs<D> {
     /// every volatile part (page cache, locks, daemons) starts afresh.
     fn assemble(dev: D, cfg: FsConfig, layout: Layout, sm: SegmentManager, nm: NodeManager, root: Ino, d2fs: Option<d2fs::D2fsState>) -> Self {
         let main_blocks = layout.main_segments as usize * BLOCKS_PER_SEG as usize;
+        // A layout without an SSA area (IPLFS's: it never cleans) keeps no table.
+        let owner = if layout.ssa_segments == 0 { super::ssa::SsaTable::none() } else { super::ssa::SsaTable::new(main_blocks) };
         let gc_min = cfg.tuning.gc_min_sleep_ms;
         F2fs {
             sm,
@@ -458,8 +460,7 @@ impl<D: BlockDevice> F2fs<D> {
             root,
             dirty_dentries: BTreeSet::new(),
             orphans: 0,
-            // IPLFS lays out no SSA area (it never cleans), so keeps no table.
-            owner: if cfg.iplfs_device_blocks.is_some() { super::ssa::SsaTable::none() } else { super::ssa::SsaTable::new(main_blocks) },
+            owner,
             stats: FsStats::default(),
             oracle: OracleStats::default(),
             gc_lock: SimMutex::default(),
@@ -1630,9 +1631,11 @@ impl<D: BlockDevice> F2fs<D> {
                         if !self.sm.is_valid(a) {
                             return Err(format!("inode {ino} block {o} at {a} is not valid in the SIT"));
                         }
-                        let own = if self.owner.kept() { self.owner.get(self.main_index(a)) } else { SsaEntry::data(slot) };
-                        if own != SsaEntry::data(slot) {
-                            return Err(format!("block {a}: SSA owner {own:?} is not {slot:?}"));
+                        if self.owner.kept() {
+                            let own = self.owner.get(self.main_index(a));
+                            if own != SsaEntry::data(slot) {
+                                return Err(format!("block {a}: SSA owner {own:?} is not {slot:?}"));
+                            }
                         }
                     }
                 }

@@ -128,7 +128,7 @@ impl SsaTable {
 
     #[inline]
     pub fn get(&self, i: usize) -> SsaEntry {
-        assert!(self.kept(), "SSA entry {i} read, but this filesystem keeps no SSA (IPLFS)");
+        assert!(self.kept(), "SSA entry {i} read, but this filesystem keeps no SSA (its layout has no SSA area)");
         debug_assert!(i < self.len, "SSA index {i} beyond {}", self.len);
         match &self.chunks[i >> CHUNK_BITS] {
             None => SsaEntry::default(),
@@ -269,8 +269,7 @@ mod tests {
         SsaEntry::node(MAX_NID);
     }
 
-    /// A checkpoint with few writes behind it looks at no chunk: the scan
-    /// is paid for by writes, not by checkpoints.
+    /// `SsaTable::none` keeps nothing it is given, and reading it is a bug.
     #[test]
     #[should_panic(expected = "keeps no SSA")]
     fn a_filesystem_without_an_ssa_area_keeps_no_entries() {
@@ -281,6 +280,8 @@ mod tests {
         t.get(7);
     }
 
+    /// A checkpoint with few writes behind it looks at no chunk: the scan
+    /// is paid for by writes, not by checkpoints.
     #[test]
     fn shed_turns_are_paid_for_by_writes() {
         let mut t = SsaTable::new(8 * CHUNK);

@@ -228,12 +228,10 @@ impl Extents for ExtentMap {
 /// tree's end on that side) is a bug in the run's sizing and panics.
 struct Window {
     items: Vec<(u64, Extent)>,
+    /// What was copied: every extent of the tree starting between its first
+    /// and last start.
     orig: Vec<(u64, Extent)>,
-    /// First and last start copied; every extent of the tree starting
-    /// between them is in `orig`.
-    lo: u64,
-    hi: u64,
-    /// No extent of the tree starts before `lo` (after `hi`).
+    /// No extent of the tree starts before `orig`'s first (after its last).
     lo_edge: bool,
     hi_edge: bool,
 }
@@ -265,9 +263,7 @@ impl Window {
                 items.push((k as u64, p.unpack()));
             }
         }
-        let lo = items.first().map_or(lblk, |i| i.0);
-        let hi = items.last().map_or(lblk, |i| i.0);
-        Window { orig: items.clone(), items, lo, hi, lo_edge, hi_edge }
+        Window { orig: items.clone(), items, lo_edge, hi_edge }
     }
 
     fn pos(&self, lblk: u64) -> Result<usize, usize> {
@@ -276,11 +272,10 @@ impl Window {
 
     /// Panics unless every extent of the tree starting in [a, b] is in the window.
     fn covers(&self, a: u64, b: u64) {
+        let (lo, hi) = (self.orig.first().map(|i| i.0), self.orig.last().map(|i| i.0));
         assert!(
-            (a >= self.lo || self.lo_edge) && (b <= self.hi || self.hi_edge),
-            "extent window [{}, {}] (edges {}, {}) asked for [{a}, {b}]",
-            self.lo,
-            self.hi,
+            (self.lo_edge || lo.is_some_and(|lo| a >= lo)) && (self.hi_edge || hi.is_some_and(|hi| b <= hi)),
+            "extent window {lo:?}..={hi:?} (edges {}, {}) asked for [{a}, {b}]",
             self.lo_edge,
             self.hi_edge
         );
