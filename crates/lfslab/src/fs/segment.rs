@@ -553,10 +553,10 @@ impl SegmentManager {
     fn advance_ssr(&mut self, log: LogType) {
         let c = self.cursegs[log.index()].as_mut().expect("open");
         let e = &self.segs[c.segno as usize];
-        // `__next_free_blkoff`: the next block clear in cur | ckpt_valid_map.
-        while c.next_blkoff < BLOCKS_PER_SEG && (bit(&e.map, c.next_blkoff) || bit(&e.ssr_map, c.next_blkoff)) {
-            c.next_blkoff += 1;
-        }
+        // `__next_free_blkoff`: the next block clear in cur | ckpt_valid_map
+        // (a word at a time: an SSR segment is mostly used blocks).
+        let used: [u64; 8] = std::array::from_fn(|i| e.map[i] | e.ssr_map[i]);
+        c.next_blkoff = next_bit(&used, c.next_blkoff, false).unwrap_or(BLOCKS_PER_SEG);
     }
 
     /// Allocate the next block of `log` and mark it valid; `ssr` asks for
