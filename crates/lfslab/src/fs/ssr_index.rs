@@ -274,7 +274,7 @@ mod tests {
             // Small maps, and maps of several 4,096-segment groups.
             let len = 1 + rng.below([700, 20_000][case % 2]) as u32;
             let mut dirty: [DirtySegmap; 6] = std::array::from_fn(|_| DirtySegmap::new(len));
-            let costs: Vec<u16> = (0..len).map(|_| rng.below(40) as u16 * [1, 13][case / 2 % 2]).collect();
+            let mut costs: Vec<u16> = (0..len).map(|_| rng.below(40) as u16 * [1, 13][case / 2 % 2]).collect();
             let density = 1 + rng.below(10);
             for s in 0..len {
                 if rng.below(10) < density {
@@ -293,6 +293,20 @@ mod tests {
                 }
                 dirty[t].insert(s);
                 ix.update(t, s, costs[s as usize], &dirty[t]);
+            }
+            // Change dirty segments' costs through `update`: down (as a
+            // checkpoint lowers them), to 0, or up.
+            for _ in 0..rng.below(60) {
+                let s = rng.below(len as u64) as u32;
+                if let Some(u) = (0..6).find(|&u| dirty[u].contains(s)) {
+                    let c = costs[s as usize];
+                    costs[s as usize] = match rng.below(3) {
+                        0 => c + rng.below(5) as u16,
+                        1 => 0,
+                        _ => c - rng.below(c as u64 + 1) as u16,
+                    };
+                    ix.update(u, s, costs[s as usize], &dirty[u]);
+                }
             }
             ix.check(&dirty, |s| costs[s as usize]).unwrap();
             let banned = rng.below(len as u64) as u32;
