@@ -25,7 +25,7 @@
 //! the page cache, dirty nodes, and NAT/SIT changes since the checkpoint.
 
 use super::node::{DnodeSlot, Nid, Node, NodeKind, NodeManager, NULL_ADDR};
-use crate::ftl::migration::MigrationRecord;
+use crate::nvme::MigrationRecord;
 use crate::nand::Lpn;
 use crate::nvme::BlockDevice;
 use crate::oracle::Fingerprint;

@@ -47,7 +47,7 @@ struct MiniHost {
     cur: Option<(u64, u64)>,
     signalled: bool,
     /// Upcalls taken off the SQ at a checkpoint, not yet processed.
-    inbox: VecDeque<crate::ftl::migration::Upcall>,
+    inbox: VecDeque<crate::nvme::Upcall>,
     processed_upcall: u64,
     tag: u64,
     redirect_reads: u64,

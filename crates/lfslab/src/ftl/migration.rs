@@ -10,25 +10,11 @@
 //! contiguous and a lookup by id is an index.
 
 use crate::nand::Lpn;
+use crate::nvme::{MigrationRecord, Upcall};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Bytes a record takes in device memory: two 32-bit LBAs.
 pub const RECORD_BYTES: u64 = 8;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct MigrationRecord {
-    pub id: u64,
-    pub old: Lpn,
-    pub new: Lpn,
-}
-
-/// One migration upcall: an id and up to `records_per_upcall` records, in
-/// creation order (D2FS §5.2: up to 256).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Upcall {
-    pub id: u64,
-    pub records: Vec<MigrationRecord>,
-}
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct MigrationLog {

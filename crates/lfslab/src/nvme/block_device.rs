@@ -4,7 +4,7 @@
 //! that conventional, zoned and D2FS devices can sit under the same code.
 
 use super::{MigrateRequest, MigrateResult, Status};
-use crate::ftl::migration::{MigrationRecord, Upcall};
+use super::{MigrationRecord, Upcall};
 use crate::nand::Lpn;
 use crate::oracle::Fingerprint;
 use crate::sim::SimTime;

@@ -36,7 +36,7 @@
 //! after the signal (an operation boundary), its time on its own thread.
 
 use super::{F2fs, FsError};
-use crate::ftl::migration::{MigrationRecord, Upcall};
+use crate::nvme::{MigrationRecord, Upcall};
 use crate::host::SimMutex;
 use crate::nand::Lpn;
 use crate::nvme::BlockDevice;

@@ -34,7 +34,8 @@
 use crate::ftl::mapping::Mapping;
 use super::{LogHead, Ssd, NO_OWNER};
 use crate::ftl::config::ConfigError;
-use crate::ftl::migration::{MigrationLog, MigrationRecord, Upcall};
+use crate::ftl::migration::MigrationLog;
+use crate::nvme::{MigrationRecord, Upcall};
 use crate::ftl::SbState;
 use crate::nand::{Lpn, Ppn, SuperblockId};
 use crate::nvme::Status;
