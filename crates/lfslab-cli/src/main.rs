@@ -176,7 +176,10 @@ enum Command {
         /// Full stack: the designs to time on `compare`'s workload, comma-separated ("" for none).
         #[arg(long, default_value = "f2fs,zf2fs,iplfs,d2fs", value_delimiter = ',')]
         designs: Vec<String>,
-        /// Full stack: the --scale values to time each design at.
+        /// Full stack: the --scale values to time each design at; with more
+        /// than one, a table follows of how each design's wall time grew from
+        /// the smallest to the largest, split into more application writes
+        /// and dearer ones.
         #[arg(long, default_value = "1", value_delimiter = ',')]
         scales: Vec<f64>,
         /// Database model: YCSB operations to time on d2fs-ycsb-a, through the whole stack and against a
@@ -535,7 +538,10 @@ fn bench_stack(designs: &[String], scales: &[f64], runs: u32) -> anyhow::Result<
         "design", "scale", "layout s", "measure s", "app writes", "M/s", "B per 4K", "steady IOPS", "total WAF"
     );
     let exe = std::env::current_exe()?;
+    // Per design, per scale: the median run's wall seconds and app writes.
+    let mut growth: Vec<(&String, Vec<(f64, f64, f64)>)> = Vec::new();
     for d in designs {
+        let mut per_scale = Vec::new();
         for &scale in scales {
             // (layout + measure seconds, the row) of each run.
             let mut rows: Vec<(f64, String)> = Vec::new();
@@ -553,7 +559,27 @@ fn bench_stack(designs: &[String], scales: &[f64], runs: u32) -> anyhow::Result<
                 rows.push((wall, l[4..].to_string()));
             }
             rows.sort_by(|a, b| a.0.total_cmp(&b.0));
-            outln!("{}", rows[rows.len() / 2].1);
+            let (wall, row) = &rows[rows.len() / 2];
+            outln!("{row}");
+            let writes = row.split_whitespace().nth(4).and_then(|c| c.parse::<f64>().ok()).context("bench row without app writes")?;
+            per_scale.push((scale, *wall, writes));
+        }
+        growth.push((d, per_scale));
+    }
+    // Issue 12's measure of cost linear in work: wall time from the smallest
+    // scale to the largest, and how much of it is more work per simulated
+    // second (a design whose IOPS grow with size) rather than dearer writes.
+    if scales.len() > 1 {
+        let by_scale = |v: &[(f64, f64, f64)], pick: fn(f64, f64) -> bool| {
+            *v.iter().reduce(|a, b| if pick(b.0, a.0) { b } else { a }).expect("scales")
+        };
+        let (lo, hi) = (scales.iter().copied().fold(f64::MAX, f64::min), scales.iter().copied().fold(0.0, f64::max));
+        outln!("\ngrowth from scale {lo} to {hi}: wall time, application writes, wall time per application write");
+        outln!("{:<14} {:>8} {:>11} {:>10}", "design", "wall", "app writes", "per write");
+        for (d, v) in &growth {
+            let (a, b) = (by_scale(v, |x, y| x < y), by_scale(v, |x, y| x > y));
+            let (wall, writes) = (b.1 / a.1, b.2 / a.2);
+            outln!("{:<14} {:>7.1}x {:>10.1}x {:>9.2}x", format!("{d}:"), wall, writes, wall / writes);
         }
     }
     Ok(())

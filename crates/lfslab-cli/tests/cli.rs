@@ -150,13 +150,26 @@ fn compare_writes_a_report_directory_and_names_bad_input() {
 /// child process, one row per design and scale.
 #[test]
 fn bench_suite_times_the_ftl_path_and_each_design() {
-    let (code, stdout, stderr) = lfslab(&["bench", "--capacity-gib", "2", "--io-gib", "0.25", "--designs", "d2fs", "--scales", "0.25"]);
+    let (code, stdout, stderr) = lfslab(&["bench", "--capacity-gib", "2", "--io-gib", "0.25", "--designs", "d2fs", "--scales", "0.25,0.5"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("randwrite (GC)") && stdout.contains("steady IOPS"), "{stdout}");
-    let row = stdout.lines().find(|l| l.starts_with("d2fs ")).expect("a d2fs row");
-    let cols: Vec<f64> = row.split_whitespace().skip(1).map(|c| c.parse().expect("numeric column")).collect();
-    assert_eq!(cols[0], 0.25);
-    assert!(cols[3] > 0.0 && cols[7] > 0.0, "app writes and steady IOPS: {row}");
+    let rows: Vec<Vec<f64>> = stdout
+        .lines()
+        .filter(|l| l.starts_with("d2fs "))
+        .map(|row| row.split_whitespace().skip(1).map(|c| c.parse().expect("numeric column")).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    let (cols, large) = (&rows[0], &rows[1]);
+    assert_eq!((cols[0], large[0]), (0.25, 0.5));
+    assert!(cols[3] > 0.0 && cols[7] > 0.0, "app writes and steady IOPS: {cols:?}");
+    // The growth line: wall time, app writes and wall time per write from
+    // the smaller scale to the larger; the first is the product of the others.
+    let line = stdout.lines().find(|l| l.starts_with("d2fs:")).expect("a growth line");
+    let g: Vec<f64> = line.split_whitespace().skip(1).map(|c| c.trim_end_matches('x').parse().expect("a ratio")).collect();
+    let walls = |r: &[f64]| r[1] + r[2];
+    assert!((g[0] - walls(large) / walls(cols)).abs() <= 0.06 + 0.01 * g[0], "{line}: {cols:?} {large:?}");
+    assert!((g[1] - large[3] / cols[3]).abs() <= 0.051, "{line}: {cols:?} {large:?}");
+    assert!((g[0] - g[1] * g[2]).abs() <= 0.02 * g[0] + 0.06, "{line}");
     // --runs prints one row per design and scale, the median run's: its
     // simulated columns are the same as any run's.
     let (code, stdout, stderr) =
@@ -165,7 +178,7 @@ fn bench_suite_times_the_ftl_path_and_each_design() {
     let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("d2fs ")).collect();
     assert_eq!(rows.len(), 1, "{stdout}");
     let again: Vec<f64> = rows[0].split_whitespace().skip(1).map(|c| c.parse().expect("numeric column")).collect();
-    assert_eq!((again[3], again[6], again[7]), (cols[3], cols[6], cols[7]), "{row} / {}", rows[0]);
+    assert_eq!((again[3], again[6], again[7]), (cols[3], cols[6], cols[7]), "{cols:?} / {}", rows[0]);
 }
 
 #[test]
