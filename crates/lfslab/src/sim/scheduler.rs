@@ -99,6 +99,36 @@ mod tests {
         assert_eq!(s.now(), SimTime(30));
     }
 
+    /// Random schedules and pops, interleaved as a simulation does (never
+    /// before the clock), against the order (time, insertion) by sorting.
+    #[test]
+    fn pops_match_a_sorted_reference_under_random_interleaving() {
+        let mut rng = crate::sim::SimRng::new(11);
+        for case in 0..200 {
+            let mut s = Scheduler::new(Limits::default());
+            let mut reference: Vec<(u64, u64)> = Vec::new();
+            let mut seq = 0;
+            for _ in 0..rng.below(2000) {
+                if rng.below(3) > 0 || reference.is_empty() {
+                    // Many ties at small spreads, distinct times at large ones.
+                    let at = s.now().0 + rng.below([4, 1000, 1 << 40][case % 3]);
+                    seq += 1;
+                    s.schedule(SimTime(at), seq);
+                    reference.push((at, seq));
+                } else {
+                    reference.sort_unstable();
+                    let want = reference.remove(0);
+                    let (at, got) = s.pop().unwrap().expect("pending");
+                    assert_eq!((at.0, got), want, "case {case}");
+                }
+                assert_eq!(s.pending_count(), reference.len());
+            }
+            reference.sort_unstable();
+            let rest: Vec<(u64, u64)> = std::iter::from_fn(|| s.pop().unwrap()).map(|(t, e)| (t.0, e)).collect();
+            assert_eq!(rest, reference, "case {case}");
+        }
+    }
+
     #[test]
     fn event_limit_is_reported() {
         let limits = Limits { max_sim_time: SimDuration::from_secs(1), max_events: 2 };
