@@ -538,13 +538,14 @@ fn bench_stack(designs: &[String], scales: &[f64], runs: u32) -> anyhow::Result<
         "design", "scale", "layout s", "measure s", "app writes", "M/s", "B per 4K", "steady IOPS", "total WAF"
     );
     let exe = std::env::current_exe()?;
-    // Per design, per scale: the median run's wall seconds and app writes.
-    let mut growth: Vec<(&String, Vec<(f64, f64, f64)>)> = Vec::new();
+    // Per design, per scale in `scales`' order: the median run's wall
+    // seconds and application writes.
+    let mut growth: Vec<(&String, Vec<(f64, f64)>)> = Vec::new();
     for d in designs {
         let mut per_scale = Vec::new();
         for &scale in scales {
-            // (layout + measure seconds, the row) of each run.
-            let mut rows: Vec<(f64, String)> = Vec::new();
+            // (layout + measure seconds, app writes, the row) of each run.
+            let mut rows: Vec<(f64, f64, String)> = Vec::new();
             for _ in 0..runs {
                 let out = std::process::Command::new(&exe)
                     .args(["bench", "--one", d, "--scales", &scale.to_string()])
@@ -556,13 +557,13 @@ fn bench_stack(designs: &[String], scales: &[f64], runs: u32) -> anyhow::Result<
                 let cols: Vec<&str> = l.split_whitespace().collect();
                 let secs = |i: usize| cols.get(i).and_then(|c| c.parse::<f64>().ok());
                 let wall = secs(3).zip(secs(4)).map(|(a, b)| a + b).context("bench row without its times")?;
-                rows.push((wall, l[4..].to_string()));
+                let writes = secs(5).context("bench row without app writes")?;
+                rows.push((wall, writes, l[4..].to_string()));
             }
             rows.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let (wall, row) = &rows[rows.len() / 2];
+            let (wall, writes, row) = &rows[rows.len() / 2];
             outln!("{row}");
-            let writes = row.split_whitespace().nth(4).and_then(|c| c.parse::<f64>().ok()).context("bench row without app writes")?;
-            per_scale.push((scale, *wall, writes));
+            per_scale.push((*wall, *writes));
         }
         growth.push((d, per_scale));
     }
@@ -570,15 +571,12 @@ fn bench_stack(designs: &[String], scales: &[f64], runs: u32) -> anyhow::Result<
     // scale to the largest, and how much of it is more work per simulated
     // second (a design whose IOPS grow with size) rather than dearer writes.
     if scales.len() > 1 {
-        let by_scale = |v: &[(f64, f64, f64)], pick: fn(f64, f64) -> bool| {
-            *v.iter().reduce(|a, b| if pick(b.0, a.0) { b } else { a }).expect("scales")
-        };
-        let (lo, hi) = (scales.iter().copied().fold(f64::MAX, f64::min), scales.iter().copied().fold(0.0, f64::max));
-        outln!("\ngrowth from scale {lo} to {hi}: wall time, application writes, wall time per application write");
+        let by_scale = |a: &usize, b: &usize| scales[*a].total_cmp(&scales[*b]);
+        let (lo, hi) = ((0..scales.len()).min_by(by_scale).expect("scales"), (0..scales.len()).max_by(by_scale).expect("scales"));
+        outln!("\ngrowth from scale {} to {}: wall time, application writes, wall time per application write", scales[lo], scales[hi]);
         outln!("{:<14} {:>8} {:>11} {:>10}", "design", "wall", "app writes", "per write");
         for (d, v) in &growth {
-            let (a, b) = (by_scale(v, |x, y| x < y), by_scale(v, |x, y| x > y));
-            let (wall, writes) = (b.1 / a.1, b.2 / a.2);
+            let (wall, writes) = (v[hi].0 / v[lo].0, v[hi].1 / v[lo].1);
             outln!("{:<14} {:>7.1}x {:>10.1}x {:>9.2}x", format!("{d}:"), wall, writes, wall / writes);
         }
     }

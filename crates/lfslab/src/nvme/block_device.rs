@@ -3,8 +3,7 @@
 //! instant it completes. Filesystems issue their I/O through this trait so
 //! that conventional, zoned and D2FS devices can sit under the same code.
 
-use super::{MigrateRequest, MigrateResult, Status};
-use super::{MigrationRecord, Upcall};
+use super::{MigrateRequest, MigrateResult, MigrationRecord, Status, Upcall};
 use crate::nand::Lpn;
 use crate::oracle::Fingerprint;
 use crate::sim::SimTime;
