@@ -66,7 +66,9 @@ impl DirtySegmap {
         present
     }
 
-    /// The first set index in `from..end` (the kernel's `find_next_bit`).
+    /// The first set index in `from..end` (the kernel's `find_next_bit`;
+    /// the tests' reference searches walk the map with it).
+    #[cfg(test)]
     pub fn find_next(&self, from: u32, end: u32) -> Option<u32> {
         let end = end.min(self.len);
         if from >= end {

@@ -936,11 +936,10 @@ impl<D: BlockDevice> F2fs<D> {
                 t = self.gc_checkpoint(t);
                 continue;
             }
-            // Greedy, from the index (the choice `Greedy` makes over
-            // `victim_candidates()`); get_victim_by_default scans every
-            // candidate under seglist_lock (no cost unless set).
-            let (best, candidates) = self.sm.greedy_victim();
-            t = self.serial_scan(t, candidates as usize);
+            // Greedy from the GC cursor, as get_victim_by_default searches
+            // every dirty unit under seglist_lock (no cost unless set).
+            let (best, searched) = self.sm.greedy_victim();
+            t = self.serial_scan(t, searched as usize);
             let per_sec = self.layout.blocks_per_sec();
             // No victim, or only full ones: GC cannot gain space (F2FS returns
             // -ENODATA); the writer goes on and allocation reports ENOSPC.

@@ -469,16 +469,42 @@ impl SegmentManager {
         }
     }
 
-    /// Foreground GC's greedy victim, (section, valid blocks), and how many
-    /// sections were candidates: the choice `Greedy.select` makes over
-    /// `victim_candidates()`, without building them.
-    pub fn greedy_victim(&mut self) -> (Option<(u32, u32)>, u32) {
+    /// The victim index, built on first use.
+    fn victim_index(&mut self) -> &VictimIndex {
         if !self.victims.is_built() {
             let mut ix = VictimIndex::default();
-            ix.build(self.layout.main_sections as usize, |s| self.candidate_key(s));
+            ix.build(self.layout.main_sections as usize, self.layout.blocks_per_sec() as u32, |s| self.candidate_key(s));
             self.victims = ix;
         }
-        self.victims.min()
+        &self.victims
+    }
+
+    /// Foreground GC's victim, (section, valid blocks), and how many dirty
+    /// units the search visited: `f2fs_get_victim` with FG_GC in LFS mode
+    /// (Linux 6.0 gc.c `get_victim_by_default`, `select_policy`). FG_GC
+    /// searches every dirty unit, greedy on the section's valid blocks,
+    /// from the greedy cursor `last_victim[GC_GREEDY]` (which SSR shares)
+    /// to the end and then from 0; the first unit of least cost wins, and
+    /// the cursor ends one unit past the last unit visited. The index
+    /// answers what that pass would; `kernel_lfs_search` in the tests is
+    /// the pass itself.
+    pub fn greedy_victim(&mut self) -> (Option<(u32, u32)>, u32) {
+        let spsec = self.layout.segs_per_sec;
+        let main = self.layout.main_segments;
+        let lv = self.last_victim;
+        let start = lv / spsec;
+        let ix = self.victim_index();
+        let best = ix.first_min_from(start);
+        let (_, dirty) = ix.counts();
+        if let Some(last) = ix.last_dirty() {
+            // The pass wraps (it reaches the end with a cursor set) exactly
+            // when dirty units lie before the first one it visits; it then
+            // stops at the last of them, so the cursor moves one unit on
+            // from where it was. Otherwise it stops at the last dirty unit.
+            let wrapped = ix.next_dirty(0, start).is_some();
+            self.last_victim = if wrapped { lv + spsec } else { last * spsec + spsec } % main;
+        }
+        (best, dirty)
     }
 
     /// `need_new_seg` / `new_curseg` / `change_curseg`: an LFS log goes on
@@ -675,19 +701,21 @@ impl SegmentManager {
     }
 
     /// Background GC's victim (`f2fs_get_victim` with BG_GC in LFS mode,
-    /// gc.c `get_victim_by_default` and `select_policy`): walk every type's
-    /// dirty segments (`dirty_segmap[DIRTY]`) a section at a time from
-    /// where the policy's last search stopped (`last_victim[gc_mode]`; greedy
-    /// shares SSR's), wrapping once, until `max_victim_search` dirty segments
-    /// have been counted. Sections open by a log or being collected are
-    /// skipped (`sec_usage_check`); the first section of lowest cost wins.
-    /// `cost_benefit` is `select_gc_type`'s GC_CB (else GC_GREEDY). Returns
-    /// the victim and how many dirty segments the search visited.
+    /// Linux 6.0 gc.c `get_victim_by_default` and `select_policy`): walk
+    /// the dirty units (`dirty_secmap`, or `dirty_segmap[DIRTY]` with one
+    /// segment per section) from where the policy's last search stopped
+    /// (`last_victim[gc_mode]`, a segment number; greedy shares SSR's),
+    /// wrapping once, until `max_victim_search` units have been visited.
+    /// Sections open by a log or being collected are skipped
+    /// (`sec_usage_check`); the first section of lowest cost wins and the
+    /// cursor moves one unit past the last one visited. `cost_benefit` is
+    /// `select_gc_type`'s GC_CB (else GC_GREEDY). Returns the victim and
+    /// how many units the search visited.
     pub fn bg_victim(&mut self, cost_benefit: bool) -> (Option<u32>, u32) {
         use crate::fs::victim::{CostBenefit, Greedy, SectionVictim};
         let policy: &dyn SectionVictim = if cost_benefit { &CostBenefit } else { &Greedy };
-        let total: u32 = self.dirty.iter().map(|d| d.count()).sum();
-        let max_search = total.min(self.max_victim_search);
+        let (_, dirty) = self.victim_index().counts();
+        let max_search = dirty.min(self.max_victim_search);
         if max_search == 0 {
             return (None, 0);
         }
@@ -696,23 +724,22 @@ impl SegmentManager {
         let per_sec = self.layout.blocks_per_sec();
         let mut lv = if cost_benefit { self.last_victim_cb } else { self.last_victim };
         let last_victim = lv;
-        let (mut last_segment, mut offset, mut nsearched) = (main, last_victim, 0u32);
+        let (mut last_unit, mut offset, mut nsearched) = (self.layout.main_sections, last_victim / spsec, 0u32);
         let mut min_cost = policy.max_cost(per_sec);
         let mut best = None;
         loop {
-            let Some(segno) = self.dirty.iter().filter_map(|d| d.find_next(offset, last_segment)).min() else {
+            let Some(sec) = self.victims.next_dirty(offset, last_unit) else {
                 if lv != 0 {
-                    last_segment = lv;
+                    last_unit = lv / spsec;
                     lv = 0;
                     offset = 0;
                     continue;
                 }
                 break;
             };
-            let first = segno - segno % spsec;
-            offset = first + spsec;
-            nsearched += (first..first + spsec).filter(|&g| self.dirty.iter().any(|d| d.contains(g))).count() as u32;
-            let sec = self.layout.sec_of_seg(segno);
+            let segno = sec * spsec;
+            offset = sec + 1;
+            nsearched += 1;
             if !self.sec_is_current(sec) && self.gc_victim != Some(sec) {
                 let view = self.section_view(sec);
                 let cost = policy.cost(&view, &mut self.ages, per_sec);
@@ -722,7 +749,7 @@ impl SegmentManager {
                 }
             }
             if nsearched >= max_search {
-                lv = if lv == 0 && segno <= last_victim { last_victim + 1 } else { segno + 1 } % main;
+                lv = if lv == 0 && segno <= last_victim { last_victim + spsec } else { segno + spsec } % main;
                 break;
             }
         }
@@ -973,28 +1000,88 @@ mod tests {
                 }
             }
         }
-        m.set_max_victim_search(2 * spsec);
-        assert_eq!(m.bg_victim(false), (Some(secs[1]), 2 * spsec));
-        // The cursor stops one past the first dirty segment of the last
-        // section counted (`segno + 1`), so the next window starts inside
-        // that section and counts it again.
-        assert_eq!(m.bg_victim(false), (Some(secs[2]), 2 * spsec));
+        // A window of two units (sections: Linux 6.0 searches
+        // `dirty_secmap` a section at a time).
+        m.set_max_victim_search(2);
+        assert_eq!(m.bg_victim(false), (Some(secs[1]), 2));
+        // The cursor moves one unit past the last section visited, so the
+        // next window is the next two sections.
+        assert_eq!(m.bg_victim(false), (Some(secs[3]), 2));
         m.set_max_victim_search(u32::MAX);
         assert_eq!(m.bg_victim(false).0, Some(*secs.last().unwrap()));
     }
 
-    /// The index names the section greedy names over every candidate,
-    /// through overwrites, SSR, dedicated streams, checkpoints and a remount.
+    /// The kernel's LFS victim search (Linux 6.0 gc.c `get_victim_by_default`
+    /// after `select_policy`), transcribed a unit at a time over a dirty map
+    /// computed from the sections themselves: the reference the indexed
+    /// searches must match. `fg`: FG_GC, every dirty unit is searched.
+    fn kernel_lfs_search(m: &mut SegmentManager, cost_benefit: bool, fg: bool) -> (Option<u32>, u32) {
+        use crate::fs::victim::{CostBenefit, Greedy, SectionVictim};
+        let policy: &dyn SectionVictim = if cost_benefit { &CostBenefit } else { &Greedy };
+        let spsec = m.layout.segs_per_sec;
+        let per_sec = m.layout.blocks_per_sec();
+        let dirty: Vec<bool> = (0..m.layout.main_sections)
+            .map(|s| m.sec_state[s as usize] == SecState::InUse && !m.sec_is_current(s) && (m.sec_valid[s as usize] as u64) < per_sec)
+            .collect();
+        let count = dirty.iter().filter(|&&d| d).count() as u32;
+        let max_search = if fg { count } else { count.min(m.max_victim_search) };
+        if max_search == 0 {
+            return (None, 0);
+        }
+        fn cursor(m: &mut SegmentManager, cb: bool) -> &mut u32 {
+            if cb {
+                &mut m.last_victim_cb
+            } else {
+                &mut m.last_victim
+            }
+        }
+        let last_victim = *cursor(m, cost_benefit);
+        let (mut last_segment, mut offset, mut nsearched) = (m.layout.main_segments, last_victim, 0u32);
+        let mut min_cost = policy.max_cost(per_sec);
+        let mut best = None;
+        loop {
+            let Some(unit) = (offset / spsec..last_segment / spsec).find(|&u| dirty[u as usize]) else {
+                if *cursor(m, cost_benefit) != 0 {
+                    last_segment = *cursor(m, cost_benefit);
+                    *cursor(m, cost_benefit) = 0;
+                    offset = 0;
+                    continue;
+                }
+                break;
+            };
+            let segno = unit * spsec;
+            offset = segno + spsec;
+            nsearched += 1;
+            if !m.sec_is_current(unit) && m.gc_victim != Some(unit) {
+                let view = m.section_view(unit);
+                let cost = policy.cost(&view, &mut m.ages, per_sec);
+                if cost < min_cost {
+                    min_cost = cost;
+                    best = Some(unit);
+                }
+            }
+            if nsearched >= max_search {
+                let main = m.layout.main_segments;
+                let c = cursor(m, cost_benefit);
+                *c = if *c == 0 && segno <= last_victim { last_victim + spsec } else { segno + spsec } % main;
+                break;
+            }
+        }
+        (best, nsearched)
+    }
+
+    /// Foreground GC's and background GC's victims and cursors, from the
+    /// index, match the kernel's loop through overwrites, SSR, dedicated
+    /// streams, checkpoints and a remount.
     #[test]
-    fn victim_index_agrees_with_a_full_scan() {
-        use crate::fs::victim::{Greedy, SectionVictim};
+    fn victim_searches_match_the_kernel_loop() {
         let mut m = sm();
         m.set_gc_streams(2);
         let mut rng = crate::sim::SimRng::new(7);
         let mut live: Vec<u64> = Vec::new();
         let per_sec = m.layout.blocks_per_sec();
         let logs = [LogType::HotData, LogType::WarmData, LogType::ColdData];
-        let mut gcs = 0;
+        let (mut gcs, mut compared) = (0, 0);
         for step in 0..60_000u64 {
             let now = SimTime(step);
             // Keep about 70% of the blocks live: overwrite once there.
@@ -1030,9 +1117,23 @@ mod tests {
                 m.restart_logs().unwrap();
             }
             if step % 101 == 0 {
-                let cands = m.victim_candidates();
-                let want = Greedy.select(&cands, &mut Default::default(), per_sec).map(|s| (s, m.section_valid(s)));
-                assert_eq!(m.greedy_victim(), (want, cands.len() as u32), "step {step}");
+                let mut k = m.clone();
+                let want = kernel_lfs_search(&mut k, false, true);
+                let (best, searched) = m.greedy_victim();
+                // The index also names a full section when nothing is dirty
+                // (the caller finds it futile); the kernel names none.
+                let best = best.filter(|&(_, valid)| (valid as u64) < per_sec).map(|(s, _)| s);
+                assert_eq!((best, searched), want, "FG, step {step}");
+                assert_eq!(m.last_victim, k.last_victim, "FG cursor, step {step}");
+                compared += 1;
+            }
+            if step % 307 == 0 {
+                let cb = step % 2 == 0;
+                m.set_max_victim_search(1 + rng.below(6) as u32);
+                let mut k = m.clone();
+                let want = kernel_lfs_search(&mut k, cb, false);
+                assert_eq!(m.bg_victim(cb), want, "BG (cost-benefit: {cb}), step {step}");
+                assert_eq!((m.last_victim, m.last_victim_cb), (k.last_victim, k.last_victim_cb), "BG cursors, step {step}");
             }
             if step % 5003 == 0 {
                 m.check().unwrap();
@@ -1042,7 +1143,7 @@ mod tests {
             }
         }
         m.check().unwrap();
-        assert!(gcs > 20 && m.ssr_searched() > 0, "the run exercised GC ({gcs} victims) and SSR");
+        assert!(gcs > 20 && m.ssr_searched() > 0 && compared > 500, "the run exercised GC ({gcs} victims), SSR and the searches");
     }
 
     #[test]

@@ -145,7 +145,7 @@ impl<D: BlockDevice> F2fs<D> {
         // select_gc_type: greedy under gc_idle = 2, else cost-benefit. The
         // search runs under seglist_lock at the scan's cost per segment.
         let (victim, searched) = self.sm.bg_victim(self.cfg.tuning.gc_idle != 2);
-        t = self.serial_scan(t, searched.div_ceil(self.layout.segs_per_sec) as usize);
+        t = self.serial_scan(t, searched as usize);
         let Some(v) = victim else {
             self.gc_lock.release(t);
             return Ok(None);

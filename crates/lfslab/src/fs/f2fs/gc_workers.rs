@@ -255,10 +255,11 @@ impl<D: BlockDevice> F2fs<D> {
             <= self.node_secs() + 2 * self.dent_secs() + self.layout.reserved_sections()
     }
 
-    /// Victim selection's scan over the dirty-segment bitmap: every dirty
-    /// segment in foreground GC (`max_victim_search` bounds only BG_GC).
-    fn scan_cost(&mut self, candidates: usize) -> SimDuration {
-        let segs = candidates as u64 * self.layout.segs_per_sec as u64;
+    /// Victim selection's scan over the dirty map: `units` sections (every
+    /// dirty one in foreground GC; `max_victim_search` bounds only BG_GC),
+    /// charged per segment they hold.
+    fn scan_cost(&mut self, units: usize) -> SimDuration {
+        let segs = units as u64 * self.layout.segs_per_sec as u64;
         self.gc.stats.victim_scans += 1;
         self.gc.stats.scanned_segments += segs;
         SimDuration(self.cfg.gc_engine.victim_scan_ns_per_segment * segs)
@@ -266,11 +267,11 @@ impl<D: BlockDevice> F2fs<D> {
 
     /// The serial engines' victim scan (F2FS, F2FS-M, P-GC): under
     /// `seglist_lock`; returns when the victim is known.
-    pub(super) fn serial_scan(&mut self, at: SimTime, candidates: usize) -> SimTime {
+    pub(super) fn serial_scan(&mut self, at: SimTime, units: usize) -> SimTime {
         if self.cfg.gc_engine.victim_scan_ns_per_segment == 0 {
             return at;
         }
-        let d = self.scan_cost(candidates);
+        let d = self.scan_cost(units);
         let wake = self.wake();
         hold_busy(&mut self.gc.seglist_lock, &mut self.gc.cpu, at, d, wake).1
     }
