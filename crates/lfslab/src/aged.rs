@@ -17,7 +17,7 @@ use std::path::Path;
 
 const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// Bump when the saved structures change shape within one version.
-const FORMAT: u32 = 8;
+const FORMAT: u32 = 9;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

@@ -17,7 +17,10 @@
 //!   node, all six logs use SSR), visiting at most `max_victim_search`
 //!   dirty segments from where the last search stopped (`last_victim`);
 //! * a log fills the segments of its section in order, then takes the next
-//!   free section after a hint, as `get_new_segment` does;
+//!   free section after its hint, as `get_new_segment` does: under noheap
+//!   (Linux 6.0's default) hot data and node logs from the volume's start
+//!   with one segment per section, every other log after its own section;
+//! * hot data and node segments are searched for SSR from segment 0 too;
 //! * segment mtime is the block-weighted mean (`update_segment_mtime`).
 
 use super::chunked::Chunked;
@@ -47,6 +50,12 @@ impl LogType {
     }
     pub fn index(self) -> usize {
         self as usize
+    }
+
+    /// Whether searches for this type start at segment 0 under `noheap`
+    /// (Linux 6.0 gc.c `select_policy`, segment.c `__get_next_segno`).
+    fn noheap_from_start(self) -> bool {
+        self == LogType::HotData || self.is_node()
     }
 
     /// The order `get_ssr_segment` tries SSR victims for a log of this type:
@@ -137,7 +146,6 @@ pub struct SegmentManager {
     /// ScaleLFS's dedicated write streams (DWS, scalelfs.txt §4.4.2): one
     /// current segment per GC collector, holding cold data; empty otherwise.
     streams: Vec<Option<Curseg>>,
-    free_hint: u32,
     /// Segments whose SIT entry changed since the checkpoint.
     dirty_sit_entries: super::id_set::IdSet,
     /// Segments the logs have left since the last `take_closed_segments`
@@ -227,7 +235,6 @@ impl SegmentManager {
             prefree: BTreeSet::new(),
             cursegs: [None; 6],
             streams: Vec::new(),
-            free_hint: 0,
             dirty_sit_entries: Default::default(),
             closed: Vec::new(),
             gc_victim: None,
@@ -292,7 +299,7 @@ impl SegmentManager {
                 .filter(|&s| self.segs[s as usize].valid == 0 && self.segs[s as usize].log.is_none());
             let segno = match next {
                 Some(s) => s,
-                None => self.take_free_section(LogType::ColdData).ok_or(NoSpace)? * spsec,
+                None => self.take_free_section(LogType::ColdData, old).ok_or(NoSpace)? * spsec,
             };
             self.segs[segno as usize].log = Some(LogType::ColdData);
             self.streams[k] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Lfs });
@@ -411,19 +418,32 @@ impl SegmentManager {
         }
     }
 
-    fn take_free_section(&mut self, log: LogType) -> Option<u32> {
+    fn take_free_section(&mut self, log: LogType, current: Option<u32>) -> Option<u32> {
         let (base, n, hint) = match self.log_area_sections {
             Some(a) => (log.index() as u32 * a, a, self.log_hint[log.index()] - log.index() as u32 * a),
-            None => (0, self.layout.main_sections, self.free_hint),
+            None => (0, self.layout.main_sections, self.free_section_hint(log, current)),
         };
         let s = (0..n).map(|i| base + (hint + i) % n).find(|&s| self.sec_state[s as usize] == SecState::Free)?;
         self.sec_state[s as usize] = SecState::InUse;
         self.free_count -= 1;
-        match self.log_area_sections {
-            Some(_) => self.log_hint[log.index()] = base + (s - base + 1) % n,
-            None => self.free_hint = (s + 1) % n,
+        if self.log_area_sections.is_some() {
+            self.log_hint[log.index()] = base + (s - base + 1) % n;
         }
         Some(s)
+    }
+
+    /// Where `get_new_segment` starts looking for a free section for a log
+    /// whose current segment is `current` (Linux 6.0 segment.c
+    /// `__get_next_segno`; `new_curseg` searches ALLOC_RIGHT under noheap,
+    /// wrapping to the first free section): with one segment per section,
+    /// hot data and node logs start at 0 (noheap); otherwise a log goes on
+    /// from its own current section (`last_victim[ALLOC_NEXT]` is set only
+    /// by multi-device F2FS), and a log not yet placed starts at 0.
+    fn free_section_hint(&self, log: LogType, current: Option<u32>) -> u32 {
+        match current {
+            Some(segno) if self.layout.segs_per_sec > 1 || !log.noheap_from_start() => self.layout.sec_of_seg(segno),
+            _ => 0,
+        }
     }
 
     /// Open a new segment for `log`: the next segment of its section, or the
@@ -534,7 +554,7 @@ impl SegmentManager {
         }
         let segno = match next_in_sec {
             Some(s) => s,
-            None => self.take_free_section(log).ok_or(NoSpace)? * spsec,
+            None => self.take_free_section(log, self.cursegs[log.index()].map(|c| c.segno)).ok_or(NoSpace)? * spsec,
         };
         self.segs[segno as usize].log = Some(log);
         self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Lfs });
@@ -554,6 +574,11 @@ impl SegmentManager {
     /// sections open by a log or being collected are skipped
     /// (`sec_usage_check`). A segment all of whose blocks are unusable
     /// costs the maximum and is never chosen.
+    ///
+    /// Hot data and node segments are searched from segment 0 instead:
+    /// `select_policy` starts there under `noheap`, which Linux 6.0 mounts
+    /// by default (super.c `default_options` sets NOHEAP). The window then
+    /// ends before the volume's end, so the search never wraps.
     fn get_victim_ssr(&mut self, t: LogType) -> Option<u32> {
         let max_search = self.dirty[t.index()].count().min(self.max_victim_search);
         if max_search == 0 {
@@ -568,7 +593,8 @@ impl SegmentManager {
             let sec = self.layout.sec_of_seg(segno);
             !self.sec_is_current(sec) && self.gc_victim != Some(sec)
         };
-        let found = ix.search(t.index(), &self.dirty[t.index()], last_victim, max_search, BLOCKS_PER_SEG as u16, usable);
+        let from = if t.noheap_from_start() { 0 } else { last_victim };
+        let found = ix.search(t.index(), &self.dirty[t.index()], from, max_search, BLOCKS_PER_SEG as u16, usable);
         let segno = found.last;
         self.last_victim = if found.wrapped && segno <= last_victim { last_victim + 1 } else { segno + 1 } % self.layout.main_segments;
         self.ssr_searched += max_search as u64;
@@ -888,9 +914,9 @@ impl SegmentManager {
         if !room {
             return Err(NoSpace);
         }
-        for &(l, _) in &open {
+        for &(l, old) in &open {
             self.cursegs[l.index()] = None;
-            let s = self.take_free_section(l).expect("room checked above") * self.layout.segs_per_sec;
+            let s = self.take_free_section(l, Some(old)).expect("room checked above") * self.layout.segs_per_sec;
             self.segs[s as usize].log = Some(l);
             self.cursegs[l.index()] = Some(Curseg { segno: s, next_blkoff: 0, mode: AllocMode::Lfs });
         }
@@ -1284,7 +1310,8 @@ mod tests {
         }
         let main = m.layout.main_segments;
         let last_victim = m.last_victim;
-        let (mut last_segment, mut offset, mut nsearched) = (main, last_victim, 0u32);
+        let offset = if t.noheap_from_start() { 0 } else { last_victim };
+        let (mut last_segment, mut offset, mut nsearched) = (main, offset, 0u32);
         let mut best: Option<(u16, u32)> = None;
         loop {
             let Some(segno) = m.dirty[t.index()].find_next(offset, last_segment) else {
@@ -1315,6 +1342,43 @@ mod tests {
         }
         m.ssr_searched += nsearched as u64;
         best.map(|(_, s)| s)
+    }
+
+    /// Under `noheap` (Linux 6.0's default) hot data and node segments are
+    /// searched from segment 0, the other types from the shared cursor.
+    #[test]
+    fn ssr_searches_hot_and_node_types_from_the_start() {
+        let mut m = sm();
+        let mut segs: std::collections::BTreeMap<(LogType, u32), Vec<u64>> = Default::default();
+        // Interleave hot and warm data so each type has segments early and late.
+        for round in 0..8u64 {
+            for log in [LogType::HotData, LogType::WarmData] {
+                for i in 0..BLOCKS_PER_SEG as u64 {
+                    let b = m.alloc(log, SimTime(round * 1000 + i), false).unwrap();
+                    segs.entry((log, m.layout.segno_of(b))).or_default().push(b);
+                }
+            }
+        }
+        m.checkpoint(&BTreeSet::new());
+        // Every closed segment loses one block: all are dirty, of equal cost.
+        for (&(_, segno), blocks) in &segs {
+            if !m.is_curseg(segno) {
+                m.invalidate(blocks[0]);
+            }
+        }
+        m.checkpoint(&BTreeSet::new());
+        let first = |log: LogType, from: u32| segs.keys().filter(|&&(l, s)| l == log && s >= from && !m.is_curseg(s)).map(|&(_, s)| s).next();
+        let mid = m.layout.main_segments / 2;
+        let hot_start = first(LogType::HotData, 0).unwrap();
+        let warm_after = first(LogType::WarmData, 8).unwrap();
+        assert!(hot_start < 8 && warm_after >= 8 && warm_after < mid, "{segs:?}");
+        m.set_max_victim_search(1);
+        m.last_victim = 8;
+        assert_eq!(m.get_victim_ssr(LogType::HotData), Some(hot_start), "hot data from segment 0");
+        // The search still moves the shared cursor: one past what it visited.
+        assert_eq!(m.last_victim, hot_start + 1);
+        m.last_victim = 8;
+        assert_eq!(m.get_victim_ssr(LogType::WarmData), Some(warm_after), "warm data from the cursor");
     }
 
     /// SSR victims, `last_victim` and the index itself match the
