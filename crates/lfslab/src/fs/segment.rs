@@ -1209,6 +1209,31 @@ mod tests {
         m.check().unwrap();
     }
 
+    /// A log's next free section (`__get_next_segno` under noheap, one
+    /// segment per section): hot data and node logs take the volume's
+    /// first free section, warm and cold data the first after their own.
+    #[test]
+    fn free_sections_are_found_from_each_logs_hint() {
+        let mut m = SegmentManager::new(&Layout::mkfs(256 << 8, 1, Some(20.0)).unwrap());
+        let sec_of = |m: &SegmentManager, b: u64| m.layout.sec_of_seg(m.layout.segno_of(b));
+        let warm: Vec<u64> = (0..3 * BLOCKS_PER_SEG as u64).map(|_| m.alloc(LogType::WarmData, SimTime(0), false).unwrap()).collect();
+        let (w0, w1, w2) = (sec_of(&m, warm[0]), sec_of(&m, warm[512]), sec_of(&m, warm[1024]));
+        assert_eq!((w0 + 1, w1 + 1), (w1, w2), "the warm log appends section after section");
+        for &b in &warm[..1024] {
+            m.invalidate(b);
+        }
+        m.checkpoint(&BTreeSet::new());
+        let free = m.free_sections();
+        let hot = m.alloc(LogType::HotData, SimTime(1), false).unwrap();
+        assert_eq!(sec_of(&m, hot), w0, "hot data starts from the volume's first free section");
+        let node = m.alloc(LogType::WarmNode, SimTime(1), false).unwrap();
+        assert_eq!(sec_of(&m, node), w1, "so do node logs");
+        let next_warm = m.alloc(LogType::WarmData, SimTime(1), false).unwrap();
+        assert_eq!(sec_of(&m, next_warm), w2 + 1, "warm data goes on after its own section");
+        assert_eq!(m.free_sections(), free - 3);
+        m.check().unwrap();
+    }
+
     #[test]
     fn ssr_reuses_only_checkpoint_invalid_blocks() {
         let mut m = sm();
