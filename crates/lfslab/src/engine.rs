@@ -156,7 +156,8 @@ const CSGC_SIMPLIFICATIONS: [&str; 4] = [
 /// the volume, which keeps the share of the volume searched but not the
 /// window's length, and SSR's choices depend on both (docs/performance.md,
 /// twenty-fifth session: on `compare`'s workload, steady IOPS at scale 1
-/// ranged over 1.6x across windows of 64 to 4096 segments).
+/// ranged over 1.6x across windows of 64 to 4096 segments; 1.5x since
+/// the twenty-seventh session).
 fn ssr_window_caveat(s: &Scenario) -> Option<String> {
     let f = s.fs.as_ref()?;
     let vs = s.resolved.volume_scale.unwrap_or(1.0);
