@@ -141,6 +141,11 @@ pub struct SegmentManager {
     /// Sum of the sections' valid counts (read on every write by the IPU policy).
     valid_total: u64,
     free_count: u32,
+    /// No section below this is free (a lower bound, not the first free
+    /// one): searches from the volume's start, noheap's hot data and node
+    /// logs, begin here instead of walking every section in use. Lowered
+    /// when a checkpoint frees a section, raised by a search that found one.
+    first_free_at_least: u32,
     prefree: BTreeSet<u32>,
     cursegs: [Option<Curseg>; 6],
     /// ScaleLFS's dedicated write streams (DWS, scalelfs.txt §4.4.2): one
@@ -233,6 +238,7 @@ impl SegmentManager {
             valid_total: 0,
             free_count: secs as u32,
             prefree: BTreeSet::new(),
+            first_free_at_least: 0,
             cursegs: [None; 6],
             streams: Vec::new(),
             dirty_sit_entries: Default::default(),
@@ -423,7 +429,20 @@ impl SegmentManager {
             Some(a) => (log.index() as u32 * a, a, self.log_hint[log.index()] - log.index() as u32 * a),
             None => (0, self.layout.main_sections, self.free_section_hint(log, current)),
         };
-        let s = (0..n).map(|i| base + (hint + i) % n).find(|&s| self.sec_state[s as usize] == SecState::Free)?;
+        let free = |s: &u32| self.sec_state[*s as usize] == SecState::Free;
+        let s = if self.log_area_sections.is_some() {
+            (0..n).map(|i| base + (hint + i) % n).find(free)?
+        } else {
+            // `hint..`, then `..hint`, skipping the sections known in use
+            // (`find_next_zero_bit` on free_secmap, then from 0).
+            let lo = self.first_free_at_least;
+            let s = (hint.max(lo)..n).find(free).or_else(|| (lo..hint).find(free))?;
+            if s < hint || hint <= lo {
+                // Everything from the bound up to `s` was looked at.
+                self.first_free_at_least = s + 1;
+            }
+            s
+        };
         self.sec_state[s as usize] = SecState::InUse;
         self.free_count -= 1;
         if self.log_area_sections.is_some() {
@@ -821,6 +840,7 @@ impl SegmentManager {
             debug_assert_eq!(self.sec_valid[s as usize], 0);
             self.sec_state[s as usize] = SecState::Free;
             self.free_count += 1;
+            self.first_free_at_least = self.first_free_at_least.min(s);
             for i in s as usize * spsec..(s as usize + 1) * spsec {
                 if let Some(l) = self.segs[i].log {
                     self.undirty(i as u32, l);
@@ -979,6 +999,9 @@ impl SegmentManager {
         let total: u64 = self.sec_valid.iter_allocated().map(|(_, &v)| v as u64).sum();
         if total != self.valid_total {
             return Err(format!("sections hold {total} valid blocks, running total says {}", self.valid_total));
+        }
+        if let Some(s) = (0..self.first_free_at_least).find(|&s| self.sec_state[s as usize] == SecState::Free) {
+            return Err(format!("section {s} is free below the first-free bound {}", self.first_free_at_least));
         }
         let not_free = self.sec_state.iter_allocated().filter(|&(_, &s)| s != SecState::Free).count() as u32;
         let free = self.layout.main_sections - not_free;
