@@ -936,9 +936,16 @@ impl<D: BlockDevice> F2fs<D> {
                 t = self.gc_checkpoint(t);
                 continue;
             }
-            // Greedy from the GC cursor, as get_victim_by_default searches
-            // every dirty unit under seglist_lock (no cost unless set).
-            let (best, searched) = self.sm.greedy_victim();
+            // get_victim_by_default searches every dirty unit under
+            // seglist_lock (no cost unless set): greedy from the GC cursor,
+            // or cost-benefit when gc_idle = 1 (select_gc_type's
+            // GC_IDLE_CB applies to foreground GC too).
+            let (best, searched) = if self.cfg.tuning.gc_idle == 1 {
+                let (v, n) = self.sm.fg_cost_benefit_victim();
+                (v.map(|s| (s, self.sm.section_valid(s))), n)
+            } else {
+                self.sm.greedy_victim()
+            };
             t = self.serial_scan(t, searched as usize);
             let per_sec = self.layout.blocks_per_sec();
             // No victim, or only full ones: GC cannot gain space (F2FS returns

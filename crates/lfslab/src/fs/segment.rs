@@ -74,8 +74,8 @@ impl LogType {
     }
 }
 
-/// DEF_MAX_VICTIM_SEARCH (fs/f2fs/gc.h): dirty segments one SSR or
-/// background-GC victim search visits.
+/// DEF_MAX_VICTIM_SEARCH (fs/f2fs/gc.h): what one SSR victim search
+/// (dirty segments) or background-GC search (dirty sections) visits.
 pub const DEF_MAX_VICTIM_SEARCH: u32 = 4096;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -173,8 +173,9 @@ pub struct SegmentManager {
     /// Dirty segments SSR victim searches visited, for their cost.
     #[serde(default)]
     ssr_searched: u64,
-    /// Foreground GC's candidates by (valid, secno): a cache, built on the
-    /// first greedy selection and kept by `touch`.
+    /// GC's candidate sections by (valid, secno), which foreground and
+    /// background victim searches walk: a cache, built on the first search
+    /// and kept by `touch`.
     #[serde(skip)]
     victims: VictimIndex,
     /// SSR's victim search by words (`SsrIndex`): built on the first SSR
@@ -523,8 +524,9 @@ impl SegmentManager {
     /// (Linux 6.0 gc.c `get_victim_by_default`, `select_policy`). FG_GC
     /// searches every dirty unit, greedy on the section's valid blocks,
     /// from the greedy cursor `last_victim[GC_GREEDY]` (which SSR shares)
-    /// to the end and then from 0; the first unit of least cost wins, and
-    /// the cursor ends one unit past the last unit visited. The index
+    /// to the end and then from 0; the first unit of least cost wins. The
+    /// cursor ends one unit past the last unit visited, or, when the pass
+    /// wrapped, one unit on from where it was. The index
     /// answers what that pass would; `kernel_lfs_search` in the tests is
     /// the pass itself.
     pub fn greedy_victim(&mut self) -> (Option<(u32, u32)>, u32) {
@@ -752,15 +754,30 @@ impl SegmentManager {
     /// (`last_victim[gc_mode]`, a segment number; greedy shares SSR's),
     /// wrapping once, until `max_victim_search` units have been visited.
     /// Sections open by a log or being collected are skipped
-    /// (`sec_usage_check`); the first section of lowest cost wins and the
-    /// cursor moves one unit past the last one visited. `cost_benefit` is
-    /// `select_gc_type`'s GC_CB (else GC_GREEDY). Returns the victim and
-    /// how many units the search visited.
+    /// (`sec_usage_check`); the first section of lowest cost wins. The
+    /// cursor then stands one unit past the last unit visited, or, when the
+    /// walk wrapped and stopped before its start, one unit on from where
+    /// it was. `cost_benefit` is `select_gc_type`'s GC_CB (else GC_GREEDY).
+    /// Returns the victim and how many units the search visited.
     pub fn bg_victim(&mut self, cost_benefit: bool) -> (Option<u32>, u32) {
+        self.lfs_victim(cost_benefit, Some(self.max_victim_search))
+    }
+
+    /// Foreground GC by cost-benefit, as `select_gc_type` picks it under
+    /// gc_idle = 1 (GC_IDLE_CB): the same walk over every dirty unit from
+    /// `last_victim[GC_CB]`. A pass over the dirty units per victim (there
+    /// is no index for an age-weighted cost); only that setting pays it.
+    pub fn fg_cost_benefit_victim(&mut self) -> (Option<u32>, u32) {
+        self.lfs_victim(true, None)
+    }
+
+    /// The LFS victim walk itself; `cap` bounds the units visited (BG_GC's
+    /// `max_victim_search`; FG_GC visits every dirty unit).
+    fn lfs_victim(&mut self, cost_benefit: bool, cap: Option<u32>) -> (Option<u32>, u32) {
         use crate::fs::victim::{CostBenefit, Greedy, SectionVictim};
         let policy: &dyn SectionVictim = if cost_benefit { &CostBenefit } else { &Greedy };
         let (_, dirty) = self.victim_index().counts();
-        let max_search = dirty.min(self.max_victim_search);
+        let max_search = cap.map_or(dirty, |c| dirty.min(c));
         if max_search == 0 {
             return (None, 0);
         }
@@ -995,6 +1012,13 @@ impl SegmentManager {
                     return Err(format!("section {s}: the victim index holds {:?}, the section says {}", self.victims.get(s), self.candidate_key(s)));
                 }
             }
+            let per_sec = self.layout.blocks_per_sec();
+            let dirty = (0..self.layout.main_sections)
+                .filter(|&s| self.candidate_key(s) != victim_index::NOT_A_CANDIDATE && (self.sec_valid[s as usize] as u64) < per_sec)
+                .count() as u32;
+            if self.victims.counts().1 != dirty {
+                return Err(format!("the victim index counts {} dirty sections, the sections {dirty}", self.victims.counts().1));
+            }
         }
         let total: u64 = self.sec_valid.iter_allocated().map(|(_, &v)| v as u64).sum();
         if total != self.valid_total {
@@ -1025,7 +1049,7 @@ mod tests {
         SegmentManager::new(&Layout::mkfs(256 << 8, 2, Some(20.0)).unwrap())
     }
 
-    /// Background GC searches `max_victim_search` dirty segments from where
+    /// Background GC searches `max_victim_search` dirty sections from where
     /// its last search stopped and wraps (get_victim_by_default), so it
     /// names the best section of that window, not of the volume.
     #[test]
@@ -1175,6 +1199,13 @@ mod tests {
                 assert_eq!((best, searched), want, "FG, step {step}");
                 assert_eq!(m.last_victim, k.last_victim, "FG cursor, step {step}");
                 compared += 1;
+            }
+            if step % 211 == 0 {
+                // gc_idle = 1: foreground GC by cost-benefit over every dirty unit.
+                let mut k = m.clone();
+                let want = kernel_lfs_search(&mut k, true, true);
+                assert_eq!(m.fg_cost_benefit_victim(), want, "FG cost-benefit, step {step}");
+                assert_eq!(m.last_victim_cb, k.last_victim_cb, "FG cost-benefit cursor, step {step}");
             }
             if step % 307 == 0 {
                 let cb = step % 2 == 0;

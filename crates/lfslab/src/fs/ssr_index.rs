@@ -1,7 +1,8 @@
 //! The SSR victim search a word at a time. `get_victim_by_default` in SSR
 //! mode (fs/f2fs/gc.c) visits up to `max_victim_search` (4096) dirty
-//! segments of a type from `last_victim`, wrapping once, and takes the
-//! first one of least `ckpt_valid_blocks`. At high utilisation an SSR
+//! segments of a type from `last_victim` (hot data and node types from
+//! segment 0, under noheap), wrapping once, and takes the first one of
+//! least `ckpt_valid_blocks`. At high utilisation an SSR
 //! segment has few free blocks, so a log needs a new one every few blocks
 //! and that visit, one segment entry per candidate, becomes most of the
 //! cost of a write. This index keeps, for every 64-segment word of each

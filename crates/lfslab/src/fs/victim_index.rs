@@ -16,7 +16,7 @@
 pub const NOT_A_CANDIDATE: u64 = u64::MAX;
 
 /// The key of a candidate section: fewest valid blocks first, then the
-/// lowest number (as `Greedy` breaks ties).
+/// lowest number (the searches break ties from their cursor on top of it).
 #[inline]
 pub fn key(valid: u32, secno: u32) -> u64 {
     (valid as u64) << 32 | secno as u64

@@ -435,8 +435,9 @@ pub struct FsSection {
     /// sysfs gc_no_gc_sleep_time in ms (default 300000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_no_gc_sleep_time: Option<u64>,
-    /// sysfs gc_idle: 0 (default: background GC by cost-benefit), 1
-    /// (cost-benefit), 2 (greedy).
+    /// sysfs gc_idle: 0 (default: background GC by cost-benefit,
+    /// foreground GC greedy), 1 (both cost-benefit), 2 (both greedy), as
+    /// `select_gc_type` applies it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_idle: Option<u8>,
     /// sysfs idle_interval in s (default 5): background GC, the periodic

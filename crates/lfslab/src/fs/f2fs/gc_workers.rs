@@ -42,7 +42,8 @@ use std::collections::{BinaryHeap, VecDeque};
 pub struct ParallelGcStats {
     /// Rounds (DGC) or victims (P-GC) the event loop ran.
     pub rounds: u64,
-    /// Victim scans and the dirty segments they visited.
+    /// Victim scans and the segments they were charged for (those of the
+    /// dirty sections they visited).
     pub victim_scans: u64,
     pub scanned_segments: u64,
     /// Dirty segments writers' SSR victim searches visited.
