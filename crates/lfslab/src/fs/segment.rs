@@ -1148,7 +1148,14 @@ mod tests {
     /// streams, checkpoints and a remount.
     #[test]
     fn victim_searches_match_the_kernel_loop() {
-        let mut m = sm();
+        // Two-segment sections (dirty_secmap) and one segment per section
+        // (dirty_segmap[DIRTY], and noheap's free-section hints).
+        for spsec in [2, 1] {
+            victim_searches_match_the_kernel_loop_with(SegmentManager::new(&Layout::mkfs(256 << 8, spsec, Some(20.0)).unwrap()));
+        }
+    }
+
+    fn victim_searches_match_the_kernel_loop_with(mut m: SegmentManager) {
         m.set_gc_streams(2);
         let mut rng = crate::sim::SimRng::new(7);
         let mut live: Vec<u64> = Vec::new();
@@ -1163,7 +1170,7 @@ mod tests {
                 m.invalidate(live.swap_remove(i));
             }
             // Foreground GC by the index: move the victim's blocks to the cold log.
-            while m.free_sections() < 8 {
+            while m.free_sections() < 16 / m.layout.segs_per_sec {
                 let (Some((victim, _)), _) = m.greedy_victim() else { break };
                 let spsec = m.layout.segs_per_sec;
                 let blocks: Vec<u64> = (victim * spsec..(victim + 1) * spsec).flat_map(|g| m.valid_blocks_of(g).collect::<Vec<_>>()).collect();
