@@ -536,7 +536,7 @@ impl SegmentManager {
         let start = lv / spsec;
         let ix = self.victim_index();
         let best = ix.first_min_from(start);
-        let (_, dirty) = ix.counts();
+        let dirty = ix.dirty();
         if let Some(last) = ix.last_dirty() {
             // The pass wraps (it reaches the end with a cursor set) exactly
             // when dirty units lie before the first one it visits; it then
@@ -776,7 +776,7 @@ impl SegmentManager {
     fn lfs_victim(&mut self, cost_benefit: bool, cap: Option<u32>) -> (Option<u32>, u32) {
         use crate::fs::victim::{CostBenefit, Greedy, SectionVictim};
         let policy: &dyn SectionVictim = if cost_benefit { &CostBenefit } else { &Greedy };
-        let (_, dirty) = self.victim_index().counts();
+        let dirty = self.victim_index().dirty();
         let max_search = cap.map_or(dirty, |c| dirty.min(c));
         if max_search == 0 {
             return (None, 0);
@@ -802,7 +802,9 @@ impl SegmentManager {
             let segno = sec * spsec;
             offset = sec + 1;
             nsearched += 1;
-            if !self.sec_is_current(sec) && self.gc_victim != Some(sec) {
+            // sec_usage_check: a dirty unit is never open by a log (the
+            // index's candidates exclude those), so only GC's own victim.
+            if self.gc_victim != Some(sec) {
                 let view = self.section_view(sec);
                 let cost = policy.cost(&view, &mut self.ages, per_sec);
                 if cost < min_cost {
@@ -1016,8 +1018,8 @@ impl SegmentManager {
             let dirty = (0..self.layout.main_sections)
                 .filter(|&s| self.candidate_key(s) != victim_index::NOT_A_CANDIDATE && (self.sec_valid[s as usize] as u64) < per_sec)
                 .count() as u32;
-            if self.victims.counts().1 != dirty {
-                return Err(format!("the victim index counts {} dirty sections, the sections {dirty}", self.victims.counts().1));
+            if self.victims.dirty() != dirty {
+                return Err(format!("the victim index counts {} dirty sections, the sections {dirty}", self.victims.dirty()));
             }
         }
         let total: u64 = self.sec_valid.iter_allocated().map(|(_, &v)| v as u64).sum();

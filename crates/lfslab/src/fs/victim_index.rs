@@ -27,7 +27,6 @@ pub fn key(valid: u32, secno: u32) -> u64 {
 pub struct VictimIndex {
     tree: Option<Box<[u64]>>,
     leaves: usize,
-    candidates: u32,
     /// Keys below this are dirty units: `key(blocks_per_sec, 0)`.
     dirty_below: u64,
     dirty: u32,
@@ -51,17 +50,16 @@ impl VictimIndex {
         let leaves = n.next_power_of_two().max(1);
         let mut t = vec![NOT_A_CANDIDATE; 2 * leaves].into_boxed_slice();
         let dirty_below = key(blocks_per_sec, 0);
-        let (mut candidates, mut dirty) = (0, 0);
+        let mut dirty = 0;
         for s in 0..n {
             let k = key_of(s as u32);
-            candidates += u32::from(k != NOT_A_CANDIDATE);
             dirty += u32::from(k < dirty_below);
             t[leaves + s] = k;
         }
         for i in (1..leaves).rev() {
             t[i] = t[2 * i].min(t[2 * i + 1]);
         }
-        (self.tree, self.leaves, self.candidates, self.dirty_below, self.dirty) = (Some(t), leaves, candidates, dirty_below, dirty);
+        (self.tree, self.leaves, self.dirty_below, self.dirty) = (Some(t), leaves, dirty_below, dirty);
     }
 
     fn tree(&self) -> &[u64] {
@@ -77,7 +75,6 @@ impl VictimIndex {
         if old == k {
             return;
         }
-        self.candidates = self.candidates + u32::from(k != NOT_A_CANDIDATE) - u32::from(old != NOT_A_CANDIDATE);
         self.dirty = self.dirty + u32::from(k < self.dirty_below) - u32::from(old < self.dirty_below);
         t[i] = k;
         while i > 1 {
@@ -90,9 +87,9 @@ impl VictimIndex {
         }
     }
 
-    /// How many sections are candidates, and how many are dirty units.
-    pub fn counts(&self) -> (u32, u32) {
-        (self.candidates, self.dirty)
+    /// How many sections are dirty units.
+    pub fn dirty(&self) -> u32 {
+        self.dirty
     }
 
     /// Greedy's victim from unit `start` (section, valid blocks): the first
@@ -174,7 +171,7 @@ mod tests {
         let mut keys = vec![NOT_A_CANDIDATE; n];
         let mut ix = VictimIndex::default();
         ix.build(n, per_sec, |s| keys[s as usize]);
-        assert_eq!((ix.first_min_from(0), ix.counts(), ix.last_dirty()), (None, (0, 0), None));
+        assert_eq!((ix.first_min_from(0), ix.dirty(), ix.last_dirty()), (None, 0, None));
         let mut rng = SimRng::new(3);
         let dirty = |k: u64| k < key(per_sec, 0);
         for _ in 0..20_000 {
@@ -190,8 +187,7 @@ mod tests {
                 (first.expect("a least section") as u32, v)
             });
             assert_eq!(ix.first_min_from(start as u32), want);
-            let counts = (keys.iter().filter(|&&k| k != NOT_A_CANDIDATE).count() as u32, keys.iter().filter(|&&k| dirty(k)).count() as u32);
-            assert_eq!(ix.counts(), counts);
+            assert_eq!(ix.dirty(), keys.iter().filter(|&&k| dirty(k)).count() as u32);
             assert_eq!(ix.last_dirty(), keys.iter().rposition(|&k| dirty(k)).map(|i| i as u32));
             let to = rng.below(n as u64 + 1) as usize;
             let next = (start..to.max(start)).find(|&i| dirty(keys[i])).map(|i| i as u32);
