@@ -20,6 +20,7 @@ use super::node::{DnodeSlot, Nid, NodeKind, NodeManager, MAX_FILE_BLOCKS, NULL_A
 use super::segment::{LogType, NoSpace, SegmentManager};
 use super::ssa::SsaEntry;
 use super::flusher::{Chunk, FlushTarget, Flusher};
+use dirty_blocks::DirtyBlocks;
 use crate::host::{LockStats, PageCache, SimMutex, SimRwLock};
 use crate::nand::Lpn;
 use crate::nvme::BlockDevice;
@@ -32,6 +33,7 @@ mod background;
 mod csgc;
 mod d2fs;
 mod dir;
+mod dirty_blocks;
 mod gc_workers;
 mod move_log;
 mod iplfs;
@@ -543,10 +545,28 @@ impl<D: BlockDevice> F2fs<D> {
         (self.dirty_dentries.len() as u64).div_ceil(self.layout.blocks_per_sec()) as u32
     }
 
-    /// F2FS `has_not_enough_free_secs` (node and twice the dentry sections
-    /// plus the reserve).
+    /// F2FS `has_not_enough_free_secs(sbi, 0, 0)`.
     pub(super) fn not_enough_free_secs(&self) -> bool {
-        self.sm.free_sections() <= self.node_secs() + 2 * self.dent_secs() + self.layout.reserved_sections()
+        self.not_enough_free_secs_freed(0)
+    }
+
+    /// `has_not_enough_free_secs(sbi, freed, 0)` (`DirtyBlocks::short_of`).
+    /// lfslab dirties an inode's node page where the kernel first lists the
+    /// inode as F2FS_DIRTY_IMETA, so a dirty inode counts once, as a node.
+    pub(super) fn not_enough_free_secs_freed(&self, freed: u32) -> bool {
+        let need = DirtyBlocks { nodes: self.nm.dirty_count() as u64, dents: self.dirty_dentries.len() as u64 };
+        let free = (self.sm.free_sections() + freed) as u64;
+        need.short_of(free, self.layout.reserved_sections() as u64, self.layout.blocks_per_sec(), |n, d| {
+            self.curseg_has_room(n, d)
+        })
+    }
+
+    /// `has_curseg_enough_space` (Linux 6.0: by segments; later kernels
+    /// count whole sections).
+    fn curseg_has_room(&self, node_blocks: u64, dent_blocks: u64) -> bool {
+        let left = |log| self.sm.curseg_left_blocks(log) as u64;
+        [LogType::HotNode, LogType::WarmNode, LogType::ColdNode].into_iter().all(|l| node_blocks <= left(l))
+            && dent_blocks <= left(LogType::HotData)
     }
 
     /// F2FS `f2fs_need_SSR` (min_ssr_sections = reserved sections).

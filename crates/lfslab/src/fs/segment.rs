@@ -408,6 +408,21 @@ impl SegmentManager {
         self.cursegs[log.index()].map(|c| c.mode)
     }
 
+    /// Blocks `log`'s current segment has left as `has_curseg_enough_space`
+    /// counts them (Linux 6.0 segment.h): its usable blocks less its
+    /// `ckpt_valid_blocks`, which also counts every block allocated since
+    /// the checkpoint. The kernel's logs always hold a segment with room
+    /// (mkfs places all six; `f2fs_allocate_data_block` opens the next as
+    /// one fills), so a log not opened yet, or whose segment is full and
+    /// moves on at its next block, counts a fresh segment: exact in LFS
+    /// mode, an upper bound where the next segment would come from SSR.
+    pub fn curseg_left_blocks(&self, log: LogType) -> u32 {
+        match self.cursegs[log.index()] {
+            Some(c) if c.next_blkoff < BLOCKS_PER_SEG => BLOCKS_PER_SEG - self.segs[c.segno as usize].ssr_used as u32,
+            _ => BLOCKS_PER_SEG,
+        }
+    }
+
     /// Whether a log has a segment of `secno` open (by segment range: no
     /// division, as this runs on every write once GC has begun).
     fn sec_is_current(&self, secno: u32) -> bool {

@@ -252,8 +252,7 @@ impl<D: BlockDevice> F2fs<D> {
     /// Free sections plus those a checkpoint will free: F2FS counts the
     /// sections a GC call freed (`has_not_enough_free_secs(sbi, sec_freed, 0)`).
     fn not_enough_counting_prefree(&self) -> bool {
-        self.sm.free_sections() + self.sm.prefree_sections() as u32
-            <= self.node_secs() + 2 * self.dent_secs() + self.layout.reserved_sections()
+        self.not_enough_free_secs_freed(self.sm.prefree_sections() as u32)
     }
 
     /// Victim selection's scan over the dirty map: `units` sections (every
