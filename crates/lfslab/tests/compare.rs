@@ -128,8 +128,10 @@ fn unknown_designs_list_the_valid_ones() {
 
 /// Issue 10's scale invariance at test size: on the built-in fio-randwrite
 /// workload, each design's steady IOPS and total WAF at --scale 2 lie
-/// within 10% of --scale 1, D2FS's steady IOPS within 12%. D2FS is 10.3%
-/// faster at scale 2 since its device is sized by its flash (75% of it
+/// within 10% of --scale 1, D2FS's steady IOPS within 13%. D2FS is 12.6%
+/// faster at scale 2 (10.3% before its logs started where mkfs.f2fs
+/// places them, which moved scale 1 by 1.8% and scale 2 by 0.2%, in no
+/// one counter) since its device is sized by its flash (75% of it
 /// holds the file, against 70% before, when it was 6%): its checkpoints
 /// (dirty-node trigger, volume-scaled) come 1.7 times as often per written
 /// GiB at scale 1, and writers wait on cp_rwsem behind each (9.4 s against
@@ -150,7 +152,7 @@ fn results_hold_across_scales() {
     for (x, y) in a.summary.iter().zip(&b.summary) {
         for (what, u, v) in [("steady IOPS", x.steady_iops, y.steady_iops), ("total WAF", x.total_waf, y.total_waf)] {
             let r = v / u;
-            let bound = if x.design == "d2fs" && what == "steady IOPS" { 0.12 } else { 0.10 };
+            let bound = if x.design == "d2fs" && what == "steady IOPS" { 0.13 } else { 0.10 };
             assert!((1.0 - bound..=1.0 + bound).contains(&r), "{}: {what} {u:.3} at scale 1 but {v:.3} at 2 (ratio {r:.3})", x.design);
         }
     }

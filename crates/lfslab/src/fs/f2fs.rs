@@ -439,6 +439,8 @@ impl<D: BlockDevice> F2fs<D> {
         if fs.cfg.iplfs_device_blocks.is_some() {
             // Log i appends in area i + 1 (iplfs.txt: top 3 LBA bits).
             fs.sm.set_log_areas(((1u64 << 29) / fs.layout.blocks_per_sec()) as u32);
+        } else {
+            fs.sm.place_logs_as_mkfs(fs.cfg.zoned);
         }
         fs.checkpoint(SimTime::ZERO);
         fs.stats = FsStats::default();

@@ -408,6 +408,42 @@ impl SegmentManager {
         self.cursegs[log.index()].map(|c| c.mode)
     }
 
+    /// Open the six logs where mkfs.f2fs places them (f2fs-tools
+    /// mkfs/f2fs_format.c `f2fs_prepare_super_block`, noheap, its default
+    /// since 1.9, one section per zone): hot, warm and cold node in the
+    /// main area's sections 0, 1 and 2, hot data in 3, cold data at a
+    /// quarter of the area and warm data at its half (`last_zone(total_zones
+    /// >> 2)`, `>> 1`); on a zoned device all six in a row (hot, warm, cold
+    /// node, then hot, warm, cold data). (`verify_cur_segs` would lay them
+    /// in a row when two coincide, under 24 sections: smaller than any
+    /// layout lfslab accepts.) A log whose section is not free (D2FS's device region) opens at its
+    /// first write instead.
+    pub fn place_logs_as_mkfs(&mut self, zoned: bool) {
+        use LogType::*;
+        let total = self.layout.main_sections;
+        let at: [(LogType, u32); 6] = if zoned {
+            [(HotNode, 0), (WarmNode, 1), (ColdNode, 2), (HotData, 3), (WarmData, 4), (ColdData, 5)]
+        } else {
+            let cold = (total / 4).saturating_sub(1).max(4);
+            let warm = (total / 2).saturating_sub(1).max(cold + 1);
+            [(HotNode, 0), (WarmNode, 1), (ColdNode, 2), (HotData, 3), (ColdData, cold), (WarmData, warm)]
+        };
+        // Layout::mkfs asks for room for six logs beyond the reserve (30
+        // sections at least), so no two coincide and all fit.
+        assert!(at.iter().all(|&(_, s)| s < total) && at[4].1 < at[5].1, "mkfs's logs do not fit {total} sections");
+        for (log, sec) in at {
+            if self.sec_state[sec as usize] != SecState::Free {
+                continue;
+            }
+            self.sec_state[sec as usize] = SecState::InUse;
+            self.free_count -= 1;
+            let segno = sec * self.layout.segs_per_sec;
+            self.segs[segno as usize].log = Some(log);
+            self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Lfs });
+            self.touch(sec);
+        }
+    }
+
     /// Blocks `log`'s current segment has left as `has_curseg_enough_space`
     /// counts them (Linux 6.0 segment.h): its usable blocks less its
     /// `ckpt_valid_blocks`, which also counts every block allocated since
@@ -1310,6 +1346,32 @@ mod tests {
         assert_eq!(sec_of(&m, next_warm), w2 + 1, "warm data goes on after its own section");
         assert_eq!(m.free_sections(), free - 3);
         m.check().unwrap();
+    }
+
+    /// mkfs.f2fs's initial logs: node logs and hot data at the start, cold
+    /// data at a quarter, warm data at half the main area; in a row on a
+    /// zoned device.
+    #[test]
+    fn logs_start_where_mkfs_places_them() {
+        let opened = |m: &SegmentManager| -> Vec<u32> {
+            LogType::ALL.iter().map(|&l| m.layout.sec_of_seg(m.cursegs[l.index()].expect("placed").segno)).collect()
+        };
+        // Order of LogType::ALL: hot, warm, cold data, then hot, warm, cold node.
+        for spsec in [1, 2] {
+            let mut m = SegmentManager::new(&Layout::mkfs(256 << 8, spsec, Some(20.0)).unwrap());
+            let total = m.layout.main_sections;
+            let free = m.free_sections();
+            m.place_logs_as_mkfs(false);
+            assert_eq!(opened(&m), [3, total / 2 - 1, total / 4 - 1, 0, 1, 2], "{spsec} segments per section");
+            assert_eq!(m.free_sections(), free - 6);
+            let mut z = SegmentManager::new(&m.layout.clone());
+            z.place_logs_as_mkfs(true);
+            assert_eq!(opened(&z), [3, 4, 5, 0, 1, 2]);
+            // The warm log's first block is its section's first.
+            let b = m.alloc(LogType::WarmData, SimTime(0), false).unwrap();
+            assert_eq!(b, m.layout.seg_start((total / 2 - 1) * spsec));
+            m.check().unwrap();
+        }
     }
 
     #[test]
