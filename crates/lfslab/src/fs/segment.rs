@@ -1374,6 +1374,24 @@ mod tests {
         }
     }
 
+    /// `has_curseg_enough_space`'s room: a segment's blocks less its
+    /// `ckpt_valid_blocks`, which counts every block allocated since the
+    /// checkpoint, freed ones included; a full or unopened log counts a
+    /// fresh segment, as the kernel's logs always hold one with room.
+    #[test]
+    fn curseg_room_is_what_ckpt_valid_blocks_leaves() {
+        let mut m = sm();
+        assert_eq!(m.curseg_left_blocks(LogType::HotNode), BLOCKS_PER_SEG);
+        let b: Vec<u64> = (0..10).map(|_| m.alloc(LogType::HotNode, SimTime(0), false).unwrap()).collect();
+        assert_eq!(m.curseg_left_blocks(LogType::HotNode), BLOCKS_PER_SEG - 10);
+        m.invalidate(b[0]);
+        assert_eq!(m.curseg_left_blocks(LogType::HotNode), BLOCKS_PER_SEG - 10, "a freed block stays in ckpt_valid_map");
+        for _ in 10..BLOCKS_PER_SEG {
+            m.alloc(LogType::HotNode, SimTime(0), false).unwrap();
+        }
+        assert_eq!(m.curseg_left_blocks(LogType::HotNode), BLOCKS_PER_SEG, "full: the next block opens a fresh segment");
+    }
+
     #[test]
     fn ssr_reuses_only_checkpoint_invalid_blocks() {
         let mut m = sm();
