@@ -416,8 +416,8 @@ impl SegmentManager {
     /// >> 2)`, `>> 1`); on a zoned device all six in a row (hot, warm, cold
     /// node, then hot, warm, cold data). (`verify_cur_segs` would lay them
     /// in a row when two coincide, under 24 sections: smaller than any
-    /// layout lfslab accepts.) A log whose section is not free (D2FS's device region) opens at its
-    /// first write instead.
+    /// layout lfslab accepts.) A log whose section is not free (D2FS's
+    /// device region) opens at its first write instead.
     pub fn place_logs_as_mkfs(&mut self, zoned: bool) {
         use LogType::*;
         let total = self.layout.main_sections;
@@ -432,16 +432,25 @@ impl SegmentManager {
         // sections at least), so no two coincide and all fit.
         assert!(at.iter().all(|&(_, s)| s < total) && at[4].1 < at[5].1, "mkfs's logs do not fit {total} sections");
         for (log, sec) in at {
-            if self.sec_state[sec as usize] != SecState::Free {
-                continue;
+            if self.sec_state[sec as usize] == SecState::Free {
+                self.claim_free_section(sec);
+                self.open_lfs_segment(log, sec * self.layout.segs_per_sec);
             }
-            self.sec_state[sec as usize] = SecState::InUse;
-            self.free_count -= 1;
-            let segno = sec * self.layout.segs_per_sec;
-            self.segs[segno as usize].log = Some(log);
-            self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Lfs });
-            self.touch(sec);
         }
+    }
+
+    /// A free section leaves the free list.
+    fn claim_free_section(&mut self, sec: u32) {
+        debug_assert_eq!(self.sec_state[sec as usize], SecState::Free);
+        self.sec_state[sec as usize] = SecState::InUse;
+        self.free_count -= 1;
+    }
+
+    /// `log` appends from the start of `segno` (LFS mode).
+    fn open_lfs_segment(&mut self, log: LogType, segno: u32) {
+        self.segs[segno as usize].log = Some(log);
+        self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Lfs });
+        self.touch(self.layout.sec_of_seg(segno));
     }
 
     /// Blocks `log`'s current segment has left as `has_curseg_enough_space`
@@ -495,8 +504,7 @@ impl SegmentManager {
             }
             s
         };
-        self.sec_state[s as usize] = SecState::InUse;
-        self.free_count -= 1;
+        self.claim_free_section(s);
         if self.log_area_sections.is_some() {
             self.log_hint[log.index()] = base + (s - base + 1) % n;
         }
@@ -628,9 +636,7 @@ impl SegmentManager {
             Some(s) => s,
             None => self.take_free_section(log, self.cursegs[log.index()].map(|c| c.segno)).ok_or(NoSpace)? * spsec,
         };
-        self.segs[segno as usize].log = Some(log);
-        self.cursegs[log.index()] = Some(Curseg { segno, next_blkoff: 0, mode: AllocMode::Lfs });
-        self.touch(self.layout.sec_of_seg(segno));
+        self.open_lfs_segment(log, segno);
         Ok(())
     }
 
@@ -973,8 +979,7 @@ impl SegmentManager {
         let segno = self.layout.segno_of(blk);
         let sec = self.layout.sec_of_seg(segno) as usize;
         if self.sec_state[sec] == SecState::Free {
-            self.sec_state[sec] = SecState::InUse;
-            self.free_count -= 1;
+            self.claim_free_section(sec as u32);
         }
         if self.segs[segno as usize].log.is_none() && self.sec_state[sec] != SecState::Device {
             self.segs[segno as usize].log = Some(log);
