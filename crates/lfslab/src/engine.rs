@@ -157,14 +157,16 @@ const CSGC_SIMPLIFICATIONS: [&str; 4] = [
 /// window's length, and SSR's choices depend on both (docs/performance.md,
 /// twenty-fifth session: on `compare`'s workload, steady IOPS at scale 1
 /// ranged over 1.6x across windows of 64 to 4096 segments; 1.5x since
-/// the twenty-seventh session).
+/// the twenty-seventh session). The twenty-ninth session found where the
+/// length acts: the cursor's one-segment step after a wrapped search
+/// (`SegmentManager::get_victim_ssr`).
 fn ssr_window_caveat(s: &Scenario) -> Option<String> {
     let f = s.fs.as_ref()?;
     let vs = s.resolved.volume_scale.unwrap_or(1.0);
     let ssr = f.config.mode == crate::fs::FsMode::Adaptive && f.config.ext4.is_none() && f.config.iplfs_device_blocks.is_none();
     (ssr && vs < 1.0).then(|| {
         format!(
-            "scaled volume (volume_scale {vs}), F2FS adaptive mode: SSR and background GC search fs.max_victim_search = {} segments, the kernel's 4096 times volume_scale, so the window covers the share of the volume it covers at paper size; but which segments SSR fills, and with that throughput and both WAFs, depends on the window's length as well as its share, and no one scaling keeps both (docs/performance.md). Check a figure that matters at volume_scale 1 (--scale 16 for the built-in experiments)",
+            "scaled volume (volume_scale {vs}), F2FS adaptive mode: SSR and background GC search fs.max_victim_search = {} segments, the kernel's 4096 times volume_scale, so the window covers the share of the volume it covers at paper size; but which segments SSR fills, and with that throughput and both WAFs, depends on the window's length as well as its share, and no one scaling keeps both: after a search that wraps past the volume's end the kernel moves its cursor one segment (get_victim_by_default), so SSR searches nearly the same window of the volume's tail and head while the cursor crawls a segment a search, for about max_victim_search x main/dirty searches a sweep against dirty/max_victim_search for the rest, and that crawl's share grows with the volume (on compare's workload 75% of SSR searches at scale 1, 99.6% at paper size; docs/performance.md). Check a figure that matters at volume_scale 1 (--scale 16 for the built-in experiments)",
             f.config.tuning.max_victim_search
         )
     })

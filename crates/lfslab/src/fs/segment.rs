@@ -1569,6 +1569,53 @@ mod tests {
         assert_eq!(m.get_victim_ssr(LogType::WarmData), Some(warm_after), "warm data from the cursor");
     }
 
+    /// A search that wraps past the volume's end moves the cursor on by one
+    /// segment, not past what it visited (`get_victim_by_default`: `if
+    /// (!sm->last_victim[p.gc_mode] && segno <= last_victim) last_victim +
+    /// p.ofs_unit`). So once fewer than `max_victim_search` dirty segments
+    /// lie ahead of the cursor, SSR searches nearly the same tail-and-head
+    /// window while the cursor crawls to the volume's end a segment per
+    /// search. With the kernel's 4096 at paper size, that crawl holds
+    /// almost every SSR search of adaptive F2FS under a steady random
+    /// overwrite (docs/performance.md, twenty-ninth session).
+    #[test]
+    fn a_wrapped_ssr_search_moves_the_cursor_one_segment() {
+        let mut m = sm();
+        let mut segs: std::collections::BTreeMap<u32, Vec<u64>> = Default::default();
+        for _ in 0..40 * BLOCKS_PER_SEG {
+            let b = m.alloc(LogType::WarmData, SimTime(0), false).unwrap();
+            segs.entry(m.layout.segno_of(b)).or_default().push(b);
+        }
+        m.checkpoint(&BTreeSet::new());
+        // Every closed segment loses one block: all dirty, all of cost 511.
+        for (&segno, blocks) in &segs {
+            if !m.is_curseg(segno) {
+                m.invalidate(blocks[0]);
+            }
+        }
+        m.checkpoint(&BTreeSet::new());
+        let dirty: Vec<u32> = segs.keys().copied().filter(|&s| !m.is_curseg(s)).collect();
+        assert_eq!(dirty, (0..39).collect::<Vec<_>>(), "warm data fills the volume from segment 0");
+        m.set_max_victim_search(4);
+        // Two dirty segments ahead, so the window takes two from the start too.
+        m.last_victim = 37;
+        assert_eq!(m.get_victim_ssr(LogType::WarmData), Some(37), "the first of least cost from the cursor");
+        assert_eq!(m.last_victim, 38, "wrapped: one segment on, not past segment 1 where the search stopped");
+        // Segment 38 shares its section with the open log's (sec_usage_check).
+        assert_eq!(m.get_victim_ssr(LogType::WarmData), Some(0));
+        assert_eq!(m.last_victim, 39);
+        // Nothing dirty ahead: every search is segments 0..4, and the cursor
+        // crawls to the volume's end before a search starts from 0 again.
+        let main = m.layout.main_segments;
+        for lv in 39..main {
+            assert_eq!(m.last_victim, lv);
+            assert_eq!(m.get_victim_ssr(LogType::WarmData), Some(0));
+        }
+        assert_eq!(m.last_victim, 0, "the crawl ends at the volume's end");
+        assert_eq!(m.get_victim_ssr(LogType::WarmData), Some(0));
+        assert_eq!(m.last_victim, 4, "unwrapped: one past the last segment visited");
+    }
+
     /// SSR victims, `last_victim` and the index itself match the
     /// segment-by-segment search through random allocation, invalidation,
     /// checkpoints and GC victims, with a window small enough to wrap often.
