@@ -1012,8 +1012,7 @@ impl SegmentManager {
         for &(l, old) in &open {
             self.cursegs[l.index()] = None;
             let s = self.take_free_section(l, Some(old)).expect("room checked above") * self.layout.segs_per_sec;
-            self.segs[s as usize].log = Some(l);
-            self.cursegs[l.index()] = Some(Curseg { segno: s, next_blkoff: 0, mode: AllocMode::Lfs });
+            self.open_lfs_segment(l, s);
         }
         // Dedicated streams reopen when GC next writes (ScaleLFS checkpoints
         // their positions; a remount continues in a new section as the
