@@ -172,6 +172,27 @@ fn ssr_window_caveat(s: &Scenario) -> Option<String> {
     })
 }
 
+/// D2FS on a scaled volume: its checkpoint triggers (dirty node pages past
+/// `excess_dirty_nodes`' 8 segments, and invalidated blocks past
+/// `rec_prefree_segments / 6`, the artifact's `excess_prefree_segs`) are
+/// shares of the volume, as every scaled threshold is, so per written block
+/// it checkpoints about 1/volume_scale times as often as the represented
+/// volume; each checkpoint holds cp_rwsem over two cache flushes and its
+/// pack, device time that does not shrink with the volume
+/// (docs/performance.md, twenty-ninth session). F2FS and zoned F2FS
+/// checkpoint mostly at their foreground GC rounds, which come per written
+/// block at any scale (F2FS: 33.7 and 28.2 per written GiB at 1/16 and
+/// paper size), so the note is D2FS's.
+fn d2fs_checkpoint_caveat(s: &Scenario) -> Option<String> {
+    let f = s.fs.as_ref()?;
+    let vs = s.resolved.volume_scale.unwrap_or(1.0);
+    (f.config.d2fs.is_some() && vs < 1.0).then(|| {
+        format!(
+            "scaled volume (volume_scale {vs}), D2FS: its checkpoint triggers (dirty node pages past excess_dirty_nodes' 8 segments, and the artifact's invalidated blocks past rec_prefree_segments / 6) are shares of the volume, so per written block this run checkpoints about 1/volume_scale times as often as the volume it stands for, and each checkpoint holds cp_rwsem over two cache flushes and its pack, device time that does not shrink with the volume. On compare's workload D2FS checkpoints 16.4 times per written GiB at volume_scale 1/16 against 1.24 at paper size, its writers wait on cp_rwsem 12.8% of the run against 3.2%, and its steady IOPS are 139.9 K against 172.5 K (docs/performance.md). Check a figure that matters at volume_scale 1 (--scale 16 for the built-in experiments)"
+        )
+    })
+}
+
 const RMIPU_SIMPLIFICATION: &str = "rmipu: each batch of written pages is remapped in the call that wrote it (the device flushes the batch's data first), so no remap is pending between calls: reads, overwrites, truncates, unlinks and GC never meet one; the paper tracks pairs across writeback and excludes their segments from cleaning. Its known crash window (remapped updates visible after a crash before fsync returns, rm-ipu.txt §3) is what lfslab swarm counts as unsynced-visible blocks";
 
 const D2FS_SIMPLIFICATIONS: [&str; 6] = [
@@ -598,9 +619,8 @@ impl Run {
             Stack::Fs { .. } => simplifications.extend(FS_SIMPLIFICATIONS.iter().map(|s| s.to_string())),
             Stack::Raw { .. } => {}
         }
-        if let Some(note) = ssr_window_caveat(s) {
-            simplifications.push(note);
-        }
+        simplifications.extend(ssr_window_caveat(s));
+        simplifications.extend(d2fs_checkpoint_caveat(s));
         if let Some(fb) = &s.filebench {
             simplifications.push(workload::filebench::SIMPLIFICATION.to_string());
             if fb.personality == "oltp" {
@@ -860,5 +880,17 @@ mod tests {
         assert_eq!(of(&adaptive), None);
         assert_eq!(of(&format!("volume_scale = 0.0625\n{base}[fs]\nkind = \"f2fs\"\nmode = \"lfs\"\n")), None);
         assert_eq!(of(&format!("volume_scale = 0.0625\n{base}")), None);
+    }
+
+    /// The checkpoint note marks scaled D2FS runs, and nothing else.
+    #[test]
+    fn the_checkpoint_caveat_marks_scaled_d2fs_runs() {
+        let base = "[device]\npreset = \"970pro\"\nflash_gib = 16\n[[job]]\nsize = \"10%\"\n";
+        let of = |text: &str| d2fs_checkpoint_caveat(&Scenario::from_toml_str(text).unwrap());
+        let scaled = "volume_scale = 0.0625\n";
+        let note = of(&format!("{scaled}{base}[fs]\nkind = \"d2fs\"\n")).expect("scaled D2FS run");
+        assert!(note.contains("volume_scale 0.0625") && note.contains("rec_prefree_segments / 6"), "{note}");
+        assert_eq!(of(&format!("{base}[fs]\nkind = \"d2fs\"\n")), None, "at the represented size");
+        assert_eq!(of(&format!("{scaled}{base}[fs]\nkind = \"f2fs\"\n")), None, "F2FS");
     }
 }

@@ -133,7 +133,8 @@ fn unknown_designs_list_the_valid_ones() {
 /// places them, which moved scale 1 by 1.8% and scale 2 by 0.2%, in no
 /// one counter) since its device is sized by its flash (75% of it
 /// holds the file, against 70% before, when it was 6%): its checkpoints
-/// (dirty-node trigger, volume-scaled) come 1.7 times as often per written
+/// (dirty-node and invalidated-block triggers, both volume-scaled; the
+/// report's D2FS scale note) come 1.7 times as often per written
 /// GiB at scale 1, and writers wait on cp_rwsem behind each (9.4 s against
 /// 5.9 s per 75 s of run), a share of time that the device, whose speed does
 /// not scale, does not shrink. The others are within 3%. Before F2FS's writeback requeued a file swept to its end as
