@@ -18,8 +18,8 @@ use std::path::Path;
 const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// Bump when the saved structures change shape within one version, or
 /// when aging would leave another state: a loaded state must be what a
-/// fresh aging gives (10: Linux 6.0's free-section rule, mkfs's logs).
-const FORMAT: u32 = 10;
+/// fresh aging gives (11: FEMU's background GC on the femu preset).
+const FORMAT: u32 = 11;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

@@ -17,6 +17,10 @@ channels = 8
 chips_per_channel = 2
 pages_per_block = 64
 page_kib = 8
+# NVMeVirt's device GC, as D2FS Fig. 1 ran on NVMeVirt (not FEMU's).
+[ftl]
+gc_threshold_superblocks = 2
+gc_background_pct = 0
 "#
     )
 }

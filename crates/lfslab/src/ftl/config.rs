@@ -15,6 +15,11 @@ pub struct FtlConfig {
     pub victim_policy: String,
     /// Device GC runs while fewer than this many superblocks are free.
     pub gc_threshold_superblocks: u32,
+    /// FEMU's background GC (0: none): after each command, one victim while
+    /// at most this many superblocks are free, if at least 1/8 of its slots
+    /// are invalid (`Ssd::background_gc`).
+    #[serde(default)]
+    pub gc_background_superblocks: u32,
     /// Write buffer size in 4 KiB slots.
     pub write_buffer_slots: u32,
     /// Number of host log heads; a write's stream id picks one (id % streams).

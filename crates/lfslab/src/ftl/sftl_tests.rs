@@ -21,6 +21,7 @@ fn sftl(csd: Option<CsdConfig>) -> Ssd {
             mapping: "page".into(),
             victim_policy: "greedy".into(),
             gc_threshold_superblocks: 2,
+            gc_background_superblocks: 0,
             write_buffer_slots: 64,
             streams: 1,
             map_segment_blocks: crate::ftl::interval_mapping::MIN_SEGMENT_BLOCKS,

@@ -271,6 +271,7 @@ impl Ssd {
             Opcode::Flush => (Status::Success, self.flush_inner(at)),
         };
         let done = self.fw_end(done);
+        self.background_gc(at);
         let upcall = self.note_completion(done);
         Completion { id: cmd.id, status, flags: CompletionFlags(if upcall { CompletionFlags::UPCALL } else { 0 }), at: done, assigned }
     }
@@ -305,6 +306,7 @@ impl Ssd {
         let at = self.fw_start(at);
         let done = self.read(at, slba, nlb, data);
         let done = self.fw_end(done);
+        self.background_gc(at);
         self.note_completion(done);
         done
     }
@@ -314,6 +316,7 @@ impl Ssd {
         let at = self.fw_start(at);
         let done = self.discard(at, slba, nlb);
         let done = self.fw_end(done);
+        self.background_gc(at);
         self.note_completion(done);
         done
     }
@@ -384,6 +387,7 @@ impl Ssd {
         let at = self.fw_start(at);
         let done = self.write_inner(at, slba, nlb, stream, content);
         let done = self.fw_end(done);
+        self.background_gc(at);
         self.note_completion(done);
         done
     }
@@ -537,6 +541,7 @@ impl Ssd {
     pub fn flush(&mut self, at: SimTime) -> SimTime {
         let at = if self.timing.cmd_ns == 0 { at } else { self.fw_start(at) };
         let done = self.flush_inner(at);
+        self.background_gc(at);
         self.note_completion(done);
         done
     }
@@ -568,12 +573,38 @@ impl Ssd {
         }
     }
 
+    /// FEMU's background GC (hw/femu/bbssd/ftl.c `ftl_thread`: after each
+    /// command, `if (should_gc(ssd)) do_gc(ssd, false)`): one victim when at
+    /// most `gc_background_superblocks` superblocks are free, and only if
+    /// the best one has at least 1/8 of its slots invalid
+    /// (`select_victim_line` unforced: `ipc < pgs_per_line / 8` returns
+    /// none). Its reads, copies and erase take die time from `at`, the
+    /// command's arrival, as FEMU schedules them at the thread's clock; the
+    /// command itself does not wait for them. Page-mapped devices only.
+    fn background_gc(&mut self, at: SimTime) {
+        let n = self.config.ftl.gc_background_superblocks as usize;
+        if n == 0 || self.pool.free_count() > n || self.host_freed_main() || self.coupled.is_some() {
+            return;
+        }
+        let Some(victim) = self.victim.select(&self.pool, at) else { return };
+        if self.sps - self.pool.info(victim).valid_slots < self.sps / 8 {
+            return;
+        }
+        self.stats.gc_background_count += 1;
+        self.collect(victim, at);
+    }
+
     /// Collect one victim superblock: copy its valid slots to the GC head,
     /// then erase it. Returns when its last erase completes.
     fn collect_one(&mut self, now: SimTime) -> SimTime {
         let victim = if self.host_freed_main() { self.zoned_victim() } else { self.victim.select(&self.pool, now) };
         let victim = victim
             .unwrap_or_else(|| panic!("GC needed but no full superblock exists (free {})", self.pool.free_count()));
+        self.collect(victim, now)
+    }
+
+    /// Collect `victim` (see `collect_one`).
+    fn collect(&mut self, victim: SuperblockId, now: SimTime) -> SimTime {
         let valid = self.pool.info(victim).valid_slots;
         assert!(
             valid < self.sps,

@@ -27,6 +27,7 @@ pub(super) fn tiny(policy: &str, streams: u32) -> SsdConfig {
             mapping: "page".into(),
             victim_policy: policy.into(),
             gc_threshold_superblocks: 2,
+            gc_background_superblocks: 0,
             write_buffer_slots: 6,
             streams,
             map_segment_blocks: crate::ftl::interval_mapping::MIN_SEGMENT_BLOCKS,
@@ -71,6 +72,35 @@ fn overwrite_many_times_triggers_gc_and_keeps_data() {
     assert!(s.gc_count > 0, "20 overwrites of the whole device must trigger GC");
     assert_eq!(s.host_write_slots, 20 * 64);
     assert!(s.waf() >= 1.0);
+    mapping_checker::check(&ssd).unwrap();
+    read_check(&mut ssd, &mut oracle, t, 0, 64);
+    assert_eq!(oracle.stats().mismatches_count, 0);
+}
+
+/// FEMU's background GC (`Ssd::background_gc`): after a command, one
+/// victim while few enough superblocks are free, but only one at least 1/8
+/// invalid (`select_victim_line` unforced), however few are free.
+#[test]
+fn background_gc_waits_for_an_eighth_of_a_victim_invalid() {
+    let mut cfg = tiny("greedy", 1);
+    cfg.ftl.gc_background_superblocks = 11;
+    let mut ssd = Ssd::new(cfg).unwrap();
+    let mut oracle = DataOracle::new(64);
+    let sps = ssd.config().geometry.slots_per_superblock() as u64;
+    assert_eq!(sps, 16, "two dies of 4 pages of two slots");
+    let mut t = SimTime::ZERO;
+    // Four full superblocks, nothing invalid: no victim worth taking.
+    for lpn in 0..64 {
+        t = write(&mut ssd, &mut oracle, t, lpn, 1, 0, lpn + 1);
+    }
+    assert_eq!(ssd.stats().gc_count, 0);
+    // One invalid slot in the first superblock: 1 < 16 / 8.
+    t = write(&mut ssd, &mut oracle, t, 0, 1, 0, 100);
+    assert_eq!(ssd.stats().gc_count, 0, "a victim under 1/8 invalid waits");
+    // Two: the command's end takes it, and only it.
+    t = write(&mut ssd, &mut oracle, t, 1, 1, 0, 101);
+    let s = ssd.stats();
+    assert_eq!((s.gc_count, s.gc_background_count, s.gc_write_slots), (1, 1, sps - 2));
     mapping_checker::check(&ssd).unwrap();
     read_check(&mut ssd, &mut oracle, t, 0, 64);
     assert_eq!(oracle.stats().mismatches_count, 0);

@@ -16,6 +16,9 @@ pub struct FtlStats {
     pub nand_read_units_host: u64,
     pub nand_read_units_gc: u64,
     pub gc_count: u64,
+    /// Of `gc_count`, victims FEMU's background GC took (`Ssd::background_gc`).
+    #[serde(default)]
+    pub gc_background_count: u64,
     /// Sum over collected superblocks of (last erase done - GC start).
     pub gc_busy_ns: u64,
     /// Each victim's critical path (D2FS Fig. 16's device side), from when
@@ -79,6 +82,7 @@ impl FtlStats {
             nand_read_units_host: self.nand_read_units_host - earlier.nand_read_units_host,
             nand_read_units_gc: self.nand_read_units_gc - earlier.nand_read_units_gc,
             gc_count: self.gc_count - earlier.gc_count,
+            gc_background_count: self.gc_background_count - earlier.gc_background_count,
             gc_busy_ns: self.gc_busy_ns - earlier.gc_busy_ns,
             gc_read_ns: self.gc_read_ns - earlier.gc_read_ns,
             gc_program_ns: self.gc_program_ns - earlier.gc_program_ns,

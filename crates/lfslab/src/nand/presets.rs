@@ -90,8 +90,22 @@ impl Preset {
         }
     }
 
+    /// FEMU's GC thresholds, percentages of all superblocks (its lines)
+    /// that may be free: at most the first forces GC before a write
+    /// (hw/femu/bbssd/ftl.c `should_gc_high` in `ssd_write`), at most the
+    /// second runs one victim after each command (`should_gc` in
+    /// `ftl_thread`). femu-scripts/run-blackbox.sh's defaults,
+    /// gc_thres_pcent_high = 95 and gc_thres_pcent = 75, leave 5 and 25.
+    pub fn femu_gc_pcts(self) -> Option<(f64, f64)> {
+        match self {
+            Preset::Femu => Some((5.0, 25.0)),
+            _ => None,
+        }
+    }
+
     /// Device GC threshold as a share of all superblocks, when the setup
-    /// states one (csgc.txt §4: 5%); None keeps NVMeVirt's 2 superblocks.
+    /// states one (csgc.txt §4: 5%); None keeps NVMeVirt's 2 superblocks
+    /// (FEMU's are `femu_gc_pcts`).
     pub fn gc_threshold_pct(self) -> Option<f64> {
         match self {
             Preset::OpenSsdCsgc => Some(5.0),

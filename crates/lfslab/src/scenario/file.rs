@@ -181,6 +181,12 @@ pub struct FtlSection {
     /// gc_threshold_superblocks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_threshold_pct: Option<f64>,
+    /// FEMU's background GC: after each command, one victim while at most
+    /// this percentage of the superblocks is free, if at least 1/8 of its
+    /// slots are invalid (the femu preset: 25, FEMU's gc_thres_pcent 75;
+    /// none otherwise; 0: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_background_pct: Option<f64>,
     /// Write buffer in KiB (default: two program units per die).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_buffer_kib: Option<u64>,

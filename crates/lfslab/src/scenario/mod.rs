@@ -446,16 +446,29 @@ impl Scenario {
                 "set either ftl.gc_threshold_pct or ftl.gc_threshold_superblocks, not both",
             ));
         }
+        // FEMU counts free lines "at most" a share: floor(share x lines).
+        let at_most = |pct: f64| (pct / 100.0 * geo.superblocks() as f64).floor() as u32;
         if t.gc_threshold_superblocks.is_none() {
             if let Some(pct) = t.gc_threshold_pct.or(preset.gc_threshold_pct()) {
                 let pct = finite_in("ftl.gc_threshold_pct", pct, 0.0, 50.0)?;
                 t.gc_threshold_superblocks = Some(((pct / 100.0 * geo.superblocks() as f64).ceil() as u32).max(2));
+            } else if let Some((forced, _)) = preset.femu_gc_pcts() {
+                // lfslab collects while fewer than the threshold are free.
+                t.gc_threshold_superblocks = Some((at_most(forced) + 1).max(2));
             }
         }
+        if t.gc_background_pct.is_none() {
+            t.gc_background_pct = preset.femu_gc_pcts().map(|(_, background)| background);
+        }
+        let gc_background_superblocks = match t.gc_background_pct {
+            Some(pct) => at_most(finite_in("ftl.gc_background_pct", pct, 0.0, 50.0)?),
+            None => 0,
+        };
         let ftl = FtlConfig {
             mapping: t.mapping.get_or_insert_with(|| "page".into()).clone(),
             victim_policy: t.gc_policy.get_or_insert_with(|| "greedy".into()).clone(),
             gc_threshold_superblocks: *t.gc_threshold_superblocks.get_or_insert(2),
+            gc_background_superblocks,
             write_buffer_slots: (buffer_kib / 4) as u32,
             streams: *t.streams.get_or_insert(1),
             map_segment_blocks: crate::ftl::interval_mapping::IntervalConfig::segment_blocks_for(r.volume_scale.unwrap_or(1.0)),

@@ -217,6 +217,28 @@ fn f2fs_kernel_knobs_follow_the_represented_volume() {
     assert!(e.to_string().contains("volume_scale"), "{e}");
 }
 
+/// The femu preset takes FEMU's GC thresholds (run-blackbox.sh's defaults):
+/// GC forced while at most 5% of the lines are free, background GC while at
+/// most 25% are, both rounded down as FEMU's `(int)` casts do; other
+/// presets have no background GC unless asked.
+#[test]
+fn femu_takes_femus_gc_thresholds() {
+    let base = "[device]\npreset = \"femu\"\ncapacity_gib = 4\n[[job]]\nrw = \"randwrite\"\nsize = \"50%\"\n";
+    let s = Scenario::from_toml_str(base).unwrap();
+    let sbs = s.ssd.geometry.superblocks();
+    assert_eq!(sbs, 72, "4 GiB and 12.5% spare in 64 MiB lines");
+    // At most floor(3.6) = 3 free forces GC: lfslab collects below 4.
+    assert_eq!((s.ssd.ftl.gc_threshold_superblocks, s.ssd.ftl.gc_background_superblocks), (4, 18));
+    let s = Scenario::from_toml_str(&format!("{base}[ftl]\ngc_background_pct = 10\n")).unwrap();
+    assert_eq!(s.ssd.ftl.gc_background_superblocks, 7);
+    let s = Scenario::from_toml_str("[device]\ncapacity_gib = 4\n[[job]]\nsize = \"50%\"\n").unwrap();
+    assert_eq!((s.ssd.ftl.gc_threshold_superblocks, s.ssd.ftl.gc_background_superblocks), (2, 0), "970pro: NVMeVirt's");
+    match err_of(&format!("{base}[ftl]\ngc_background_pct = 60\n")) {
+        ScenarioError::Invalid { field, .. } => assert_eq!(field, "ftl.gc_background_pct"),
+        e => panic!("{e}"),
+    }
+}
+
 #[test]
 fn csgc_sizes_blocks_for_its_sections_and_rejects_misplaced_options() {
     let base = "[device]\npreset = \"openssd-csgc\"\ncapacity_gib = 4\n[[job]]\nrw = \"randwrite\"\nsize = \"50%\"\n";

@@ -21,6 +21,10 @@ page_kib = 4
 
 [ftl]
 gc_policy = "{policy}"
+# The textbook FTL (NVMeVirt's two-superblock threshold, no background
+# GC): these tests check flash theory, not FEMU's GC thresholds.
+gc_threshold_superblocks = 2
+gc_background_pct = 0
 "#
     )
 }
