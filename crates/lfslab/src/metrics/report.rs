@@ -438,7 +438,7 @@ impl RunReport {
         let c = &f.counters;
         let _ = writeln!(
             s,
-            "\nftl      WAF {:.3} | host {}{} NAND {} (GC copies {}, padding {}) | GC {} victims ({}), busy {:.3}s",
+            "\nftl      WAF {:.3} | host {}{} NAND {} (GC copies {}, padding {}) | GC {} victims ({}{}), busy {:.3}s",
             f.waf,
             fmt_bytes((c.host_write_slots * 4096) as f64),
             if c.offload_write_slots > 0 { format!(" + offloaded migrations {}", fmt_bytes((c.offload_write_slots * 4096) as f64)) } else { String::new() },
@@ -447,6 +447,7 @@ impl RunReport {
             fmt_bytes((c.padding_slots * 4096) as f64),
             c.gc_count,
             f.gc_policy,
+            if c.gc_background_count > 0 { format!("; {} in the background", c.gc_background_count) } else { String::new() },
             f.gc_busy_s,
         );
         if let Some([(_, read), (_, program), (_, erase)]) = c.gc_stages_per_victim() {
