@@ -121,7 +121,7 @@ pub struct Run {
 }
 
 const SIMPLIFICATIONS: [&str; 4] = [
-    "device GC collects a whole victim superblock synchronously when free superblocks fall below the threshold (NVMeVirt-style foreground GC); the femu preset (ftl.gc_background_pct) also runs FEMU's background GC, one victim after each command while at most 25% of the superblocks are free and only one at least 1/8 invalid, and forces GC at 5% (hw/femu/bbssd/ftl.c); there is no idle-time background GC otherwise",
+    "device GC collects a whole victim superblock synchronously when free superblocks fall below the threshold (NVMeVirt-style foreground GC); the femu preset (ftl.gc_background_pct) also runs FEMU's background GC, one victim after each command while at most 25% of the superblocks are free and only one at least 1/8 invalid, and forces GC at 5% (hw/femu/bbssd/ftl.c), but copies to a GC log head of its own where FEMU's GC shares the host's write pointer (gc_write_page); there is no idle-time background GC otherwise",
     "a read of data whose program was already issued waits for the NAND program instead of hitting the write buffer",
     "host CPU costs per I/O are fixed assumptions (host.submit_ns, host.complete_ns, fs.*_ns), not measured kernel paths",
     "data checking: each 4 KiB block carries a 32-bit fingerprint, so a read of wrong data goes unnoticed with probability 2^-31 per block",
