@@ -18,8 +18,8 @@ use std::path::Path;
 const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// Bump when the saved structures change shape within one version, or
 /// when aging would leave another state: a loaded state must be what a
-/// fresh aging gives (11: FEMU's background GC on the femu preset).
-const FORMAT: u32 = 11;
+/// fresh aging gives (12: the page cache's reclaim order).
+const FORMAT: u32 = 12;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

@@ -619,6 +619,9 @@ impl Run {
             Stack::Fs { .. } => simplifications.extend(FS_SIMPLIFICATIONS.iter().map(|s| s.to_string())),
             Stack::Raw { .. } => {}
         }
+        if matches!(self.stack, Stack::Fs { .. }) {
+            simplifications.push(crate::host::EVICTION_SIMPLIFICATION.to_string());
+        }
         simplifications.extend(ssr_window_caveat(s));
         simplifications.extend(d2fs_checkpoint_caveat(s));
         if let Some(fb) = &s.filebench {

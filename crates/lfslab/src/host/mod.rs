@@ -11,4 +11,4 @@ pub(crate) use page_index::PageIndex;
 pub use cpu_pool::{CpuPool, CPU_BUCKET};
 pub use lock::{LockStats, SimMutex, SimRwLock};
 pub use lock_table::{KeyedLock, LockTable, TimedLock};
-pub use page_cache::{PageCache, PageCacheStats, Throttle, MAX_PAUSE, MIN_WRITEBACK_PAGES};
+pub use page_cache::{PageCache, PageCacheStats, Throttle, EVICTION_SIMPLIFICATION, MAX_PAUSE, MIN_WRITEBACK_PAGES};

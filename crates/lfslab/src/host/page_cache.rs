@@ -7,7 +7,10 @@
 //! runs stay deterministic). Every page is on one intrusive list in order of
 //! last use, as Linux keeps dirty pages on the LRU too; eviction takes the
 //! least recently used clean page, and writeback leaves a page where it was
-//! (its age is its last use, not its writeback). A cursor remembers where
+//! (its age is its last use, not its writeback). A use is a read or the
+//! page's arrival: a rewrite of a cached page does not move it, as Linux's
+//! writes do not mark pages accessed (see `write`). One list stands for
+//! Linux's active and inactive lists: a simplification. A cursor remembers where
 //! the first clean page may be, so dirty pages at the old end are skipped
 //! once, not on every eviction. Each file's dirty pages are bitmaps of 4096
 //! offsets, so writeback takes them in offset order without a tree node per
@@ -22,6 +25,9 @@ use std::collections::BTreeMap;
 /// fs-writeback.c MIN_WRITEBACK_PAGES: 4 MiB of 4 KiB pages, the smallest
 /// chunk background writeback takes.
 pub const MIN_WRITEBACK_PAGES: usize = 1024;
+
+/// The report's note on eviction (see `PageCache::write` and `evict_clean`).
+pub const EVICTION_SIMPLIFICATION: &str = "page cache eviction: one list stands for Linux's active and inactive lists; a page goes to its end when added or read (mark_page_accessed), not when rewritten (writes mark no page accessed since Linux 4.7); the oldest clean page is evicted, and a dirty page eviction meets goes to the end marked PG_reclaim and is evicted first once written back (shrink_page_list, rotate_reclaimable_page); no refault (workingset) detection, and a page is evictable once its writeback is submitted";
 
 /// What a writer does after one turn of balance_dirty_pages' loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,35 +77,34 @@ const CHUNK_WORDS: usize = (1 << CHUNK_BITS) / 64;
 struct Slot {
     key: u64,
     fp: u32,
-    /// Order of last use (increasing along the list) in the low 31 bits,
-    /// renumbered before it would wrap (`PageCache::renumber`); the dirty
-    /// flag in the top bit.
-    used: u32,
+    /// `DIRTY` and `RECLAIM`.
+    flags: u32,
     prev: u32,
     next: u32,
 }
 
-const DIRTY_BIT: u32 = 1 << 31;
-/// Use orders stay below this (31 bits).
-const SEQ_LIMIT: u32 = DIRTY_BIT;
+const DIRTY: u32 = 1;
+/// PG_reclaim: eviction met the page dirty and moved it on; once written
+/// back it goes to the front of the list, to be evicted next. Only a dirty
+/// page carries it.
+const RECLAIM: u32 = 2;
 
 impl Slot {
     #[inline]
     fn dirty(&self) -> bool {
-        self.used & DIRTY_BIT != 0
+        self.flags & DIRTY != 0
     }
     #[inline]
     fn set_dirty(&mut self, dirty: bool) {
-        self.used = self.used & !DIRTY_BIT | if dirty { DIRTY_BIT } else { 0 };
+        self.flags = self.flags & !DIRTY | if dirty { DIRTY } else { 0 };
     }
     #[inline]
-    fn seq(&self) -> u32 {
-        self.used & !DIRTY_BIT
+    fn reclaim(&self) -> bool {
+        self.flags & RECLAIM != 0
     }
     #[inline]
-    fn set_seq(&mut self, seq: u32) {
-        debug_assert!(seq < SEQ_LIMIT);
-        self.used = self.used & DIRTY_BIT | seq;
+    fn set_reclaim(&mut self, reclaim: bool) {
+        self.flags = self.flags & !RECLAIM | if reclaim { RECLAIM } else { 0 };
     }
 }
 
@@ -205,9 +210,6 @@ pub struct PageCache {
     /// All pages, least recently used at the head.
     lru_head: u32,
     lru_tail: u32,
-    /// Every page before this one on the list is dirty (NIL: all are).
-    clean_cursor: u32,
-    next_seq: u32,
     dirty: BTreeMap<u32, DirtyFile>,
     /// Per file, where the next range-cyclic writeback starts
     /// (`mapping->writeback_index`); absent means 0. Kept while the file
@@ -226,8 +228,8 @@ pub struct PageCache {
     last_old_flush: SimTime,
     pub stats: PageCacheStats,
     /// Eviction's look-ahead (a cache hint, not state): a page about
-    /// `EVICT_AHEAD` pages past the clean cursor, and how many evictions
-    /// remain before the cursor reaches it.
+    /// `EVICT_AHEAD` pages past the list's head, and how many evictions
+    /// remain before the head reaches it.
     #[serde(skip, default = "no_slot")]
     evict_ahead: u32,
     #[serde(skip)]
@@ -238,7 +240,7 @@ fn no_slot() -> u32 {
     NIL
 }
 
-/// How many pages ahead of the cursor eviction fetches index buckets: each
+/// How many pages ahead of the head eviction fetches index buckets: each
 /// eviction removes its page's bucket entry, a random line.
 const EVICT_AHEAD: u32 = 16;
 
@@ -254,8 +256,6 @@ impl PageCache {
             index: PageIndex::with_capacity(capacity_pages + 1),
             lru_head: NIL,
             lru_tail: NIL,
-            clean_cursor: NIL,
-            next_seq: 0,
             dirty: BTreeMap::new(),
             writeback_index: BTreeMap::new(),
             dirty_count: 0,
@@ -292,8 +292,8 @@ impl PageCache {
 
     /// Hint that page (ino, off) will be used soon, in stages a few
     /// operations apart: 0 fetches its index bucket, 1 its slot, 2 (the
-    /// next operation's) the slots beside it on the LRU list, which a hit
-    /// unlinks it from. A hint never changes results.
+    /// next operation's, a read's) the slots beside it on the LRU list,
+    /// which a read hit unlinks it from. A hint never changes results.
     #[inline]
     pub fn prefetch(&self, ino: u32, off: u64, stage: u8) {
         if off >= 1 << 32 {
@@ -342,9 +342,6 @@ impl PageCache {
 
     fn lru_unlink(&mut self, i: u32) {
         let Slot { prev, next, .. } = self.slots[i as usize];
-        if self.clean_cursor == i {
-            self.clean_cursor = next;
-        }
         match prev {
             NIL => self.lru_head = next,
             p => self.slots[p as usize].next = next,
@@ -357,45 +354,26 @@ impl PageCache {
 
     /// Put page `i` at the most recently used end.
     fn lru_push(&mut self, i: u32) {
-        if self.next_seq == SEQ_LIMIT {
-            self.renumber();
-        }
-        let seq = self.next_seq;
-        self.next_seq += 1;
         let s = &mut self.slots[i as usize];
-        s.set_seq(seq);
         s.prev = self.lru_tail;
         s.next = NIL;
-        let clean = !s.dirty();
         match self.lru_tail {
             NIL => self.lru_head = i,
             t => self.slots[t as usize].next = i,
         }
         self.lru_tail = i;
-        if clean && self.clean_cursor == NIL {
-            self.clean_cursor = i;
-        }
     }
 
-    /// Use orders from 0 along the list, when they have run out of bits:
-    /// only their order matters, and it is kept.
-    fn renumber(&mut self) {
-        let (mut i, mut seq) = (self.lru_head, 0);
-        while i != NIL {
-            let s = &mut self.slots[i as usize];
-            s.set_seq(seq);
-            seq += 1;
-            i = s.next;
+    /// Put page `i` at the least recently used end, to be evicted next.
+    fn lru_push_front(&mut self, i: u32) {
+        let s = &mut self.slots[i as usize];
+        s.prev = NIL;
+        s.next = self.lru_head;
+        match self.lru_head {
+            NIL => self.lru_tail = i,
+            h => self.slots[h as usize].prev = i,
         }
-        self.next_seq = seq;
-    }
-
-    /// Page `i` turned clean in place: the cursor may have to move back to it.
-    fn note_clean(&mut self, i: u32) {
-        let c = self.clean_cursor;
-        if c == NIL || self.slots[i as usize].seq() < self.slots[c as usize].seq() {
-            self.clean_cursor = i;
-        }
+        self.lru_head = i;
     }
 
     /// Touch page `i`: unlink and push to the most recently used end.
@@ -430,21 +408,32 @@ impl PageCache {
         self.slot_of((ino, off)).map(|i| &self.slots[i as usize]).filter(|p| !p.dirty()).map(|p| p.fp)
     }
 
-    fn insert(&mut self, key: Key, fp: u32, dirty: bool) {
+    /// Cache `fp` as page `key`. A new page goes to the most recently used
+    /// end (`add_to_page_cache_lru`: the inactive list's head); a cached
+    /// one moves there only if `accessed` (a read: `mark_page_accessed`).
+    fn insert(&mut self, key: Key, fp: u32, dirty: bool, accessed: bool) {
         match self.slot_of(key) {
             Some(i) => {
                 let old_dirty = self.slots[i as usize].dirty();
                 if old_dirty && !dirty {
                     self.unmark_dirty(key);
                 }
-                self.lru_unlink(i);
+                if accessed {
+                    self.lru_unlink(i);
+                }
                 let s = &mut self.slots[i as usize];
                 s.fp = fp;
                 s.set_dirty(dirty);
-                self.lru_push(i);
+                // set_page_dirty clears PG_reclaim: the page is in use again.
+                if dirty {
+                    s.set_reclaim(false);
+                }
+                if accessed {
+                    self.lru_push(i);
+                }
             }
             None => {
-                let mut slot = Slot { key: pack(key), fp, used: 0, prev: NIL, next: NIL };
+                let mut slot = Slot { key: pack(key), fp, flags: 0, prev: NIL, next: NIL };
                 slot.set_dirty(dirty);
                 let i = match self.free.pop() {
                     Some(i) => {
@@ -471,25 +460,34 @@ impl PageCache {
     }
 
     /// Evict clean pages, least recently used first, while over capacity.
-    /// Dirty pages are never evicted; writeback must clean them first.
+    /// Dirty pages are never evicted; writeback must clean them first. A
+    /// dirty page at the head is moved to the most recently used end and
+    /// marked for reclaim, as `shrink_page_list` (mm/vmscan.c) activates a
+    /// dirty file page it meets with PG_reclaim set, so that eviction
+    /// passes each dirty page once, not on every call; writeback then puts
+    /// it back at the head (`take_offsets`).
     fn evict_clean(&mut self) {
-        let mut evicted = 0;
-        while self.index.len() > self.capacity {
-            while self.clean_cursor != NIL && self.slots[self.clean_cursor as usize].dirty() {
-                self.clean_cursor = self.slots[self.clean_cursor as usize].next;
+        let (mut evicted, mut moved) = (0, 0);
+        // With a clean page on the list, the loop reaches it.
+        while self.index.len() > self.capacity && self.index.len() > self.dirty_count {
+            let h = self.lru_head;
+            if self.slots[h as usize].dirty() {
+                moved += 1;
+                assert!(moved <= self.dirty_count, "page cache: {} dirty pages counted, but more met at the head", self.dirty_count);
+                self.lru_unlink(h);
+                self.slots[h as usize].set_reclaim(true);
+                self.lru_push(h);
+                continue;
             }
-            if self.clean_cursor == NIL {
-                break;
-            }
-            self.remove_slot(self.clean_cursor);
+            self.remove_slot(h);
             self.stats.evictions += 1;
             evicted += 1;
         }
-        // The next victim is probably the cursor's page: fetch its index
+        // The next victim is probably the head's page: fetch its index
         // bucket, and the slot after it for the eviction after that.
-        let c = self.clean_cursor;
-        if c != NIL {
-            let s = &self.slots[c as usize];
+        let h = self.lru_head;
+        if h != NIL {
+            let s = &self.slots[h as usize];
             self.index.prefetch(s.key);
             if s.next != NIL {
                 crate::prefetch::prefetch(&self.slots, s.next as usize);
@@ -503,13 +501,13 @@ impl PageCache {
     /// bucket of each clean page it passes and the next slot on the list.
     /// Each step loads a slot the previous step fetched, so the bucket
     /// arrives about `EVICT_AHEAD` evictions before it is removed instead
-    /// of one. Pages between may be touched or dropped meanwhile; the
-    /// pointer is a guess, re-seated at the cursor when its gap runs out
+    /// of one. Pages between may be touched, moved or dropped meanwhile;
+    /// the pointer is a guess, re-seated at the head when its gap runs out
     /// or the list ends. Only hints: no result depends on it.
     fn evict_look_ahead(&mut self, evicted: u32) {
         self.evict_gap = self.evict_gap.saturating_sub(evicted);
         if self.evict_gap == 0 || self.evict_ahead == NIL {
-            self.evict_ahead = self.clean_cursor;
+            self.evict_ahead = self.lru_head;
             self.evict_gap = 0;
         }
         let steps = evicted + (self.evict_gap < EVICT_AHEAD) as u32;
@@ -532,13 +530,17 @@ impl PageCache {
         if self.is_dirty((ino, off)) {
             return; // never replace newer data with older
         }
-        self.insert((ino, off), fp, false);
+        self.insert((ino, off), fp, false, true);
     }
 
-    /// A buffered write.
+    /// A buffered write. Rewriting a cached page leaves its place on the
+    /// LRU list: since Linux 4.7 (bbddabe2e436, "mm: filemap: only do
+    /// access activations on reads") `grab_cache_page_write_begin` and
+    /// F2FS's `f2fs_write_begin` take the page without FGP_ACCESSED, so a
+    /// write neither references nor activates it.
     pub fn write(&mut self, ino: u32, off: u64, fp: u32, now: SimTime) {
         let was_dirty = self.is_dirty((ino, off));
-        self.insert((ino, off), fp, true);
+        self.insert((ino, off), fp, true, false);
         if !was_dirty {
             self.stats.pages_dirtied += 1;
             self.mark_dirty((ino, off), now);
@@ -571,7 +573,7 @@ impl PageCache {
         if self.is_dirty((ino, off)) {
             return; // rewritten meanwhile: that version is the one to keep
         }
-        self.insert((ino, off), fp, true);
+        self.insert((ino, off), fp, true, false);
         self.mark_dirty((ino, off), now);
     }
 
@@ -811,7 +813,14 @@ impl PageCache {
             let s = &mut self.slots[i as usize];
             s.set_dirty(false);
             out.push((off, s.fp));
-            self.note_clean(i);
+            // end_page_writeback's rotate_reclaimable_page: a page eviction
+            // met dirty goes to the head once written back (here when it is
+            // taken: the model cleans a page at submission).
+            if s.reclaim() {
+                s.set_reclaim(false);
+                self.lru_unlink(i);
+                self.lru_push_front(i);
+            }
             self.unmark_dirty((ino, off));
         }
         self.evict_clean();
@@ -933,30 +942,48 @@ mod tests {
         assert_eq!(c.dirty_files(), vec![(1, SimTime(30))]);
     }
 
-    /// A page is 24 bytes, and running out of use orders renumbers them
-    /// without changing what is evicted: two caches, one a few uses short
-    /// of the limit, keep the same pages through dirtying, cleaning (which
-    /// compares orders) and eviction.
+    /// A rewrite leaves a cached page where it was on the list (Linux
+    /// since 4.7 marks pages accessed on reads only); a read moves it.
     #[test]
-    fn use_orders_renumber_before_they_wrap() {
+    fn a_rewrite_does_not_refresh_a_pages_age() {
         assert_eq!(std::mem::size_of::<Slot>(), 24);
-        let mut fresh = PageCache::new(4);
-        let mut old = PageCache::new(4);
-        old.next_seq = SEQ_LIMIT - 3;
-        for c in [&mut fresh, &mut old] {
+        for read_it in [false, true] {
+            let mut c = PageCache::new(2);
+            c.insert_clean(1, 0, 10);
+            c.insert_clean(1, 1, 11);
+            c.write(1, 0, 12, SimTime(1));
+            if read_it {
+                assert_eq!(c.get(1, 0), Some(12));
+            }
+            assert_eq!(c.take_dirty(1, 8), vec![(0, 12)]);
+            c.insert_clean(1, 2, 13);
+            let evicted = if read_it { 1 } else { 0 };
+            assert_eq!(c.slot_of((1, evicted)), None, "read first: {read_it}");
+            assert_eq!(c.len(), 2);
+        }
+    }
+
+    /// Eviction moves a dirty page it meets to the other end and marks it
+    /// (shrink_page_list's activate with PG_reclaim); written back, the
+    /// page goes to the head and is the next evicted
+    /// (rotate_reclaimable_page), unless a write meanwhile cleared the mark.
+    #[test]
+    fn a_dirty_page_met_by_eviction_goes_first_once_written_back() {
+        for rewritten in [false, true] {
+            let mut c = PageCache::new(2);
             c.write(1, 0, 10, SimTime(1));
             c.insert_clean(1, 1, 11);
-            c.write(1, 2, 12, SimTime(1));
-            c.insert_clean(1, 3, 13);
-            assert_eq!(c.take_dirty(1, 1), vec![(0, 10)]); // page 0 clean again: the cursor moves back
-            c.insert_clean(1, 4, 14); // evicts page 0, the oldest clean one
-            c.insert_clean(1, 5, 15); // then page 1
-        }
-        assert!(old.next_seq < 16, "renumbered: {}", old.next_seq);
-        for c in [&mut fresh, &mut old] {
-            let cached: Vec<u64> = (0..6).filter(|&o| c.slot_of((1, o)).is_some()).collect();
-            assert_eq!(cached, vec![2, 3, 4, 5]);
-            assert_eq!(c.stats.evictions, 2);
+            c.insert_clean(1, 2, 12); // page 0 is moved on, page 1 evicted
+            assert_eq!((c.slot_of((1, 1)), c.stats.evictions), (None, 1));
+            assert!(c.slots[c.slot_of((1, 0)).unwrap() as usize].reclaim());
+            if rewritten {
+                c.write(1, 0, 13, SimTime(2));
+            }
+            assert_eq!(c.take_dirty(1, 8).len(), 1);
+            c.insert_clean(1, 3, 14);
+            let evicted = if rewritten { 2 } else { 0 };
+            assert_eq!(c.slot_of((1, evicted)), None, "rewritten: {rewritten}");
+            assert_eq!(c.len(), 2);
         }
     }
 
@@ -973,13 +1000,17 @@ mod tests {
         assert_eq!(c.stats.evictions, 1);
     }
 
-    /// Against an exact LRU model under churn (hits, inserts, writes,
-    /// writeback, drops): eviction takes exactly the least recently used
-    /// clean page, whatever eviction's look-ahead hint points at meanwhile.
+    /// Against an exact list model under churn (hits, inserts, writes,
+    /// writeback, drops): eviction takes exactly the least recently read or
+    /// inserted clean page (a rewrite does not count as a use; a dirty page
+    /// eviction met goes first once written back), whatever eviction's
+    /// look-ahead hint points at meanwhile.
     #[test]
     fn eviction_matches_an_lru_model_under_churn() {
         // (ino, off, fp, dirty), least recently used first.
         let mut model: Vec<(u32, u64, u32, bool)> = Vec::new();
+        // Dirty pages eviction met (PG_reclaim).
+        let mut reclaim = std::collections::BTreeSet::new();
         let cap = 300;
         let mut c = PageCache::new(cap);
         let mut x = 11u64;
@@ -1004,26 +1035,39 @@ mod tests {
                     }
                 }
                 10..=13 => {
+                    // A rewrite stays where it is on the list (and loses
+                    // its reclaim mark); a new page goes to the end.
                     c.write(ino, off, n, SimTime(n as u64));
-                    at.map(|k| model.remove(k));
-                    model.push((ino, off, n, true));
+                    match at {
+                        Some(k) => model[k] = (ino, off, n, true),
+                        None => model.push((ino, off, n, true)),
+                    }
+                    reclaim.remove(&(ino, off));
                 }
                 14 => {
                     for (o, fp) in c.take_dirty(ino, 40) {
                         let k = model.iter().position(|&(i, mo, _, _)| (i, mo) == (ino, o)).expect("taken page is cached");
                         assert_eq!(model[k].2, fp);
                         model[k].3 = false;
+                        if reclaim.remove(&(ino, o)) {
+                            let e = model.remove(k);
+                            model.insert(0, e);
+                        }
                     }
                 }
                 _ => {
                     let to = off + (x >> 50) % 64;
                     c.drop_range(ino, off, to);
                     model.retain(|&(i, o, _, _)| !(i == ino && o >= off && o < to));
+                    reclaim.retain(|&(i, o)| !(i == ino && o >= off && o < to));
                 }
             }
-            while model.len() > cap {
-                let Some(k) = model.iter().position(|e| !e.3) else { break };
-                model.remove(k);
+            while model.len() > cap && model.iter().any(|e| !e.3) {
+                let e = model.remove(0);
+                if e.3 {
+                    reclaim.insert((e.0, e.1));
+                    model.push(e);
+                }
             }
             assert_eq!(c.len(), model.len(), "cached pages after op {n}");
             if n % 97 == 0 {

@@ -186,7 +186,8 @@ impl<V: Vfs> IoTarget for FsTarget<'_, V> {
     }
 
     fn hint_next(&mut self, clone: usize, next: &Op) {
-        if self.direct[clone] {
+        // Only a read moves its page on the LRU list (a write leaves it).
+        if self.direct[clone] || next.kind != OpKind::Read {
             return;
         }
         if let Some(&ino) = self.files.files[clone].get(next.file as usize) {
