@@ -17,5 +17,6 @@ pub mod oracle;
 mod prefetch;
 pub mod scenario;
 pub mod sim;
+mod slot_index;
 pub mod swarm;
 pub mod workload;

@@ -11,17 +11,33 @@
 
 use crate::nand::Lpn;
 use crate::nvme::{MigrationRecord, Upcall};
-use std::collections::{BTreeMap, VecDeque};
+use crate::slot_index::SlotIndex;
+use std::collections::VecDeque;
 
 /// Bytes a record takes in device memory: two 32-bit LBAs.
 pub const RECORD_BYTES: u64 = 8;
+
+const SLOT_MASK: u32 = (1 << 31) - 1;
+
+/// A record's slot in `by_old`: its id's low 31 bits. Outstanding ids are
+/// contiguous, so the slot and the oldest id give its place in the queue.
+fn slot_of(id: u64) -> u32 {
+    id as u32 & SLOT_MASK
+}
+
+/// The outstanding record an index slot names.
+fn record_at(q: &VecDeque<(MigrationRecord, Option<u64>)>, slot: u32) -> &MigrationRecord {
+    let front = q.front().expect("an indexed record is outstanding").0.id;
+    &q[(slot.wrapping_sub(slot_of(front)) & SLOT_MASK) as usize].0
+}
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct MigrationLog {
     /// Outstanding records in id order, with the upcall carrying each (None = buffered).
     outstanding: VecDeque<(MigrationRecord, Option<u64>)>,
-    /// Old LBA -> id of the newest outstanding record leaving it.
-    by_old: BTreeMap<u64, u64>,
+    /// Old LBA -> the newest outstanding record leaving it, by its id's
+    /// low 31 bits (`slot_of`; fewer than 2^31 records are outstanding).
+    by_old: SlotIndex,
     next_record: u64,
     next_upcall: u64,
     /// Migration SQ: upcalls placed for the host and not yet fetched.
@@ -37,7 +53,7 @@ impl MigrationLog {
         assert!(records_per_upcall > 0, "an upcall carries at least one record");
         MigrationLog {
             outstanding: VecDeque::new(),
-            by_old: BTreeMap::new(),
+            by_old: SlotIndex::default(),
             next_record: 1,
             next_upcall: 1,
             sq: VecDeque::new(),
@@ -52,21 +68,18 @@ impl MigrationLog {
         let id = self.next_record;
         self.next_record += 1;
         self.outstanding.push_back((MigrationRecord { id, old, new }, None));
-        self.by_old.insert(old.0, id);
+        let q = &self.outstanding;
+        self.by_old.insert_or_replace(old.0, slot_of(id), |s| record_at(q, s).old.0);
         self.peak_outstanding = self.peak_outstanding.max(self.outstanding.len());
         self.records_created += 1;
         id
     }
 
-    fn get(&self, id: u64) -> Option<&(MigrationRecord, Option<u64>)> {
-        let front = self.outstanding.front()?.0.id;
-        self.outstanding.get(id.checked_sub(front)? as usize)
-    }
-
     /// Where an outstanding record moved `old` to.
     pub fn lookup(&self, old: Lpn) -> Option<Lpn> {
-        let id = *self.by_old.get(&old.0)?;
-        let (r, _) = self.get(id).expect("indexed record is outstanding");
+        let q = &self.outstanding;
+        let slot = self.by_old.get(old.0, |s| record_at(q, s).old.0)?;
+        let r = record_at(q, slot);
         debug_assert_eq!(r.old, old);
         Some(r.new)
     }
@@ -125,10 +138,13 @@ impl MigrationLog {
                 self.sq.front().is_none_or(|q| q.id > u),
                 "upcall {u} completed before the host fetched it"
             );
-            self.outstanding.pop_front();
-            if self.by_old.get(&r.old.0) == Some(&r.id) {
-                self.by_old.remove(&r.old.0);
+            // Unindexed while it is still in the queue, where the index
+            // reads keys.
+            let q = &self.outstanding;
+            if self.by_old.get(r.old.0, |s| record_at(q, s).old.0) == Some(slot_of(r.id)) {
+                self.by_old.remove(r.old.0, |s| record_at(q, s).old.0);
             }
+            self.outstanding.pop_front();
             synced.push(r);
         }
         synced
@@ -175,6 +191,30 @@ mod tests {
         assert_eq!(m.place_upcalls(), 1);
         let ids: Vec<Vec<u64>> = std::iter::from_fn(|| m.fetch()).map(|u| u.records.iter().map(|r| r.id).collect()).collect();
         assert_eq!(ids, vec![vec![1, 2], vec![3]]);
+    }
+
+    /// Lookups through the index agree with a map of the newest
+    /// outstanding record per old LBA, as records come and go.
+    #[test]
+    fn lookups_agree_with_a_map_under_churn() {
+        let mut rng = crate::sim::SimRng::new(5);
+        let mut m = MigrationLog::new(3);
+        let mut synced = 0;
+        for step in 0..20_000u64 {
+            if rng.below(3) > 0 {
+                m.add(Lpn(rng.below(300)), Lpn(1_000 + step));
+            } else {
+                m.place_upcalls();
+                let fetched: Vec<u64> = std::iter::from_fn(|| m.fetch()).map(|u| u.id).collect();
+                if let Some(&last) = fetched.last() {
+                    synced += m.complete(last).len();
+                }
+            }
+            let old = Lpn(rng.below(300));
+            let newest = m.after(0).into_iter().rev().find(|r| r.old == old).map(|r| r.new);
+            assert_eq!(m.lookup(old), newest, "step {step}");
+        }
+        assert!(synced > 5_000 && m.peak_outstanding > 20, "synced {synced}, peak {}", m.peak_outstanding);
     }
 
     #[test]

@@ -4,9 +4,7 @@ mod cpu_pool;
 mod lock;
 mod lock_table;
 mod page_cache;
-mod page_index;
 mod under_writeback;
-pub(crate) use page_index::PageIndex;
 
 pub use cpu_pool::{CpuPool, CPU_BUCKET};
 pub use lock::{LockStats, SimMutex, SimRwLock};

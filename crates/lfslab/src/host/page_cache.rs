@@ -18,7 +18,7 @@
 
 use crate::sim::{SimDuration, SimTime};
 use serde::Serialize;
-use super::page_index::PageIndex;
+use crate::slot_index::SlotIndex;
 use super::under_writeback::UnderWriteback;
 use std::collections::BTreeMap;
 
@@ -206,7 +206,7 @@ pub struct PageCache {
     capacity: usize,
     slots: Vec<Slot>,
     free: Vec<u32>,
-    index: PageIndex,
+    index: SlotIndex,
     /// All pages, least recently used at the head.
     lru_head: u32,
     lru_tail: u32,
@@ -253,7 +253,7 @@ impl PageCache {
             // reserved, not touched, so a large idle cache costs no RAM.
             slots: Vec::with_capacity(capacity_pages + 1),
             free: Vec::new(),
-            index: PageIndex::with_capacity(capacity_pages + 1),
+            index: SlotIndex::with_capacity(capacity_pages + 1),
             lru_head: NIL,
             lru_tail: NIL,
             dirty: BTreeMap::new(),

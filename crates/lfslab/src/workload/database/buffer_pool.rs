@@ -13,7 +13,7 @@
 //!   (`buf_page_peek_if_young`, measured with `freed_page_clock`).
 //! - The flush list is ordered by `oldest_modification` (an LSN).
 
-use crate::host::PageIndex;
+use crate::slot_index::SlotIndex;
 use crate::sim::{SimDuration, SimTime};
 use std::collections::BTreeSet;
 
@@ -41,7 +41,7 @@ struct Frame {
 
 pub struct BufferPool {
     frames: Vec<Frame>,
-    index: PageIndex,
+    index: SlotIndex,
     free: Vec<u32>,
     head: u32,
     tail: u32,
@@ -79,7 +79,7 @@ impl BufferPool {
         };
         BufferPool {
             frames: vec![blank; pages as usize],
-            index: PageIndex::with_capacity(pages as usize),
+            index: SlotIndex::with_capacity(pages as usize),
             free: (0..pages).rev().collect(),
             head: NIL,
             tail: NIL,

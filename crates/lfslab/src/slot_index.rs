@@ -1,10 +1,12 @@
-//! The page cache's index from a page key to its slab slot: open
-//! addressing with linear probing, 8 bytes a bucket (32 bits of the key's
-//! hash and the slot number), at most 5/8 full. The key itself lives in
-//! the slab, so a bucket is compared by its hash bits first and by the
-//! slab's key only when they match. Deletion shifts the rest of the probe
-//! run back, so there are no tombstones. Nothing iterates it, so runs stay
-//! deterministic.
+//! An index from a 64-bit key to a 32-bit slot of a table the caller
+//! keeps: open addressing with linear probing, 8 bytes a bucket (32 bits
+//! of the key's hash and the slot number), at most 5/8 full. The key
+//! itself lives in the caller's table (`key_of`), so a bucket is compared
+//! by its hash bits first and by the table's key only when they match.
+//! Deletion shifts the rest of the probe run back, so there are no
+//! tombstones. Nothing iterates it, so runs stay deterministic. The page
+//! cache (page key -> slab slot), the database buffer pool and D2FS's
+//! migration log (old LBA -> record) use it.
 //!
 //! Against a `HashMap<u64, u32>` (17 bytes a bucket, up to 7/8 full, and
 //! the old table alive while it grows) this halves the index's memory: a
@@ -16,7 +18,7 @@ const EMPTY: u64 = 0;
 const MIN_BUCKETS: usize = 64;
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct PageIndex {
+pub struct SlotIndex {
     /// (hash bits << 32) | (slot + 1); 0 = empty.
     buckets: Vec<u64>,
     len: usize,
@@ -27,9 +29,9 @@ fn hash_bits(key: u64) -> u64 {
     mix64(key) >> 32
 }
 
-impl Default for PageIndex {
+impl Default for SlotIndex {
     fn default() -> Self {
-        PageIndex::with_capacity(0)
+        SlotIndex::with_capacity(0)
     }
 }
 
@@ -38,11 +40,11 @@ fn buckets_for(n: usize) -> usize {
     (n * 8 / 5 + 1).next_power_of_two().max(MIN_BUCKETS)
 }
 
-impl PageIndex {
+impl SlotIndex {
     /// Room for `n` keys without growing (the buckets are zeroed memory,
     /// so the untouched part costs no RAM).
     pub fn with_capacity(n: usize) -> Self {
-        PageIndex { buckets: vec![EMPTY; buckets_for(n)], len: 0 }
+        SlotIndex { buckets: vec![EMPTY; buckets_for(n)], len: 0 }
     }
 
     pub fn len(&self) -> usize {
@@ -123,6 +125,22 @@ impl PageIndex {
         self.len += 1;
     }
 
+    /// Index `slot` under `key`, replacing the slot it had; returns that.
+    pub fn insert_or_replace(&mut self, key: u64, slot: u32, key_of: impl Fn(u32) -> u64) -> Option<u32> {
+        assert!(slot < u32::MAX, "slot {slot} out of range");
+        match self.find(key, &key_of) {
+            Ok(b) => {
+                let old = (self.buckets[b] as u32).wrapping_sub(1);
+                self.buckets[b] = hash_bits(key) << 32 | (slot as u64 + 1);
+                Some(old)
+            }
+            Err(_) => {
+                self.insert(key, slot, key_of);
+                None
+            }
+        }
+    }
+
     /// Remove `key`, returning its slot.
     pub fn remove(&mut self, key: u64, key_of: impl Fn(u32) -> u64) -> Option<u32> {
         let mut hole = self.find(key, key_of).ok()?;
@@ -177,7 +195,7 @@ mod tests {
         let mut keys: Vec<u64> = Vec::new(); // slot -> key
         let mut free: Vec<u32> = Vec::new();
         let mut model: BTreeMap<u64, u32> = BTreeMap::new();
-        let mut idx = PageIndex::default();
+        let mut idx = SlotIndex::default();
         for step in 0..200_000u64 {
             let key = rng.below(5_000) << 32 | rng.below(8);
             if model.contains_key(&key) && rng.below(2) == 0 {
