@@ -385,8 +385,7 @@ impl Run {
         let mut outcome = match &mut self.stack {
             Stack::Raw { ssd, oracle } => {
                 cfg.daemon_interval = None;
-                let mut target =
-                    RawTarget::new(ssd, oracle, s.jobs.iter().flat_map(|j| (0..j.numjobs).map(|_| j.iodepth)));
+                let mut target = RawTarget::new(ssd, oracle);
                 workload::run(&mut target, &s.jobs, &wrng, &cfg).map_err(|e| match e {
                     DriverError::Limit(l) => RunError::Limit(l),
                     DriverError::Target(never) => match never {},
