@@ -232,6 +232,7 @@ struct Clone {
     finished: bool,
 }
 
+#[derive(Clone, Copy)]
 enum Event {
     Complete { clone: u32, kind: OpKind, blocks: u32, submitted: SimTime },
     Wake { clone: u32 },

@@ -108,6 +108,7 @@ pub struct DatabaseOutcome {
     pub buffer_pool_pages: u32,
 }
 
+#[derive(Clone, Copy)]
 enum Event {
     Thread(u32),
     /// A commit waiting for the log flush under way.

@@ -71,6 +71,7 @@ struct Sem {
 /// Assumed cost of one `hog` iteration (filebench loops storing to memory).
 const HOG_NS_PER_ITER: f64 = 0.5;
 
+#[derive(Clone, Copy)]
 enum Event {
     Thread(u32),
     Daemon,
