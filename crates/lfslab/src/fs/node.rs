@@ -281,6 +281,18 @@ impl NodeManager {
     }
 
     /// Point a data slot at `addr`, dirtying its node; returns the old address.
+    /// Hint that `slot` is set soon, in two stages a few calls apart: 0
+    /// fetches the node's entry, 1 (the entry cached by then) the address
+    /// itself. Never changes results.
+    #[inline]
+    pub fn prefetch_slot(&self, slot: DnodeSlot, stage: u8) {
+        if stage == 0 {
+            crate::prefetch::prefetch(&self.nodes, slot.nid as usize);
+        } else if let Some(Some(n)) = self.nodes.get(slot.nid as usize) {
+            crate::prefetch::prefetch(&n.slots, slot.ofs as usize);
+        }
+    }
+
     pub fn set_addr(&mut self, slot: DnodeSlot, addr: u32) -> u32 {
         let n = self.node_mut(slot.nid);
         let old = std::mem::replace(&mut n.slots[slot.ofs as usize], addr);

@@ -126,6 +126,17 @@ impl SsaTable {
         self.len > 0
     }
 
+    /// Hint that entry `i` is read soon (a full chunk's only: a sparse
+    /// one is searched). Never changes results.
+    #[inline]
+    pub fn prefetch(&self, i: usize) {
+        if let Some(Some(c)) = self.chunks.get(i >> CHUNK_BITS) {
+            if c.len() == CHUNK {
+                crate::prefetch::prefetch(c, i & (CHUNK - 1));
+            }
+        }
+    }
+
     #[inline]
     pub fn get(&self, i: usize) -> SsaEntry {
         assert!(self.kept(), "SSA entry {i} read, but this filesystem keeps no SSA (its layout has no SSA area)");
