@@ -134,6 +134,11 @@ impl SlotIndex {
                 self.buckets[b] = hash_bits(key) << 32 | (slot as u64 + 1);
                 Some(old)
             }
+            Err(b) if buckets_for(self.len + 1) <= self.buckets.len() => {
+                self.buckets[b] = hash_bits(key) << 32 | (slot as u64 + 1);
+                self.len += 1;
+                None
+            }
             Err(_) => {
                 self.insert(key, slot, key_of);
                 None
@@ -143,7 +148,23 @@ impl SlotIndex {
 
     /// Remove `key`, returning its slot.
     pub fn remove(&mut self, key: u64, key_of: impl Fn(u32) -> u64) -> Option<u32> {
-        let mut hole = self.find(key, key_of).ok()?;
+        let b = self.find(key, key_of).ok()?;
+        Some(self.remove_at(b))
+    }
+
+    /// Remove `key` if it is indexed under `slot`; whether it was.
+    pub fn remove_if(&mut self, key: u64, slot: u32, key_of: impl Fn(u32) -> u64) -> bool {
+        match self.find(key, key_of) {
+            Ok(b) if (self.buckets[b] as u32).wrapping_sub(1) == slot => {
+                self.remove_at(b);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Empty bucket `hole`, returning its slot.
+    fn remove_at(&mut self, mut hole: usize) -> u32 {
         let slot = (self.buckets[hole] as u32).wrapping_sub(1);
         let mask = self.mask();
         // Shift back every later entry of the run whose home is not in (hole, j].
@@ -163,7 +184,7 @@ impl SlotIndex {
         }
         self.buckets[hole] = EMPTY;
         self.len -= 1;
-        Some(slot)
+        slot
     }
 
     fn grow(&mut self) {
@@ -186,9 +207,9 @@ mod tests {
     use crate::sim::SimRng;
     use std::collections::BTreeMap;
 
-    /// Random inserts and removes agree with a BTreeMap, through growth and
-    /// backward-shift deletion (keys collide in their low hash bits often at
-    /// the small sizes).
+    /// Random inserts, replacements and removes agree with a BTreeMap,
+    /// through growth and backward-shift deletion (keys collide in their low
+    /// hash bits often at the small sizes).
     #[test]
     fn agrees_with_a_map() {
         let mut rng = SimRng::new(7);
@@ -200,16 +221,27 @@ mod tests {
             let key = rng.below(5_000) << 32 | rng.below(8);
             if model.contains_key(&key) && rng.below(2) == 0 {
                 let want = model.remove(&key);
-                assert_eq!(idx.remove(key, |s| keys[s as usize]), want, "step {step}");
+                if rng.below(2) == 0 {
+                    assert!(!idx.remove_if(key, want.unwrap() + 1, |s| keys[s as usize]), "step {step}: another slot");
+                    assert!(idx.remove_if(key, want.unwrap(), |s| keys[s as usize]), "step {step}");
+                } else {
+                    assert_eq!(idx.remove(key, |s| keys[s as usize]), want, "step {step}");
+                }
                 free.push(want.unwrap());
-            } else if !model.contains_key(&key) {
+            } else {
                 let slot = free.pop().unwrap_or_else(|| {
                     keys.push(0);
                     keys.len() as u32 - 1
                 });
                 keys[slot as usize] = key;
-                idx.insert(key, slot, |s| keys[s as usize]);
-                model.insert(key, slot);
+                if model.contains_key(&key) || rng.below(2) == 0 {
+                    let replaced = idx.insert_or_replace(key, slot, |s| keys[s as usize]);
+                    assert_eq!(replaced, model.insert(key, slot), "step {step}");
+                    free.extend(replaced);
+                } else {
+                    idx.insert(key, slot, |s| keys[s as usize]);
+                    model.insert(key, slot);
+                }
             }
             let probe = rng.below(5_000) << 32 | rng.below(8);
             assert_eq!(idx.get(probe, |s| keys[s as usize]), model.get(&probe).copied(), "step {step}");

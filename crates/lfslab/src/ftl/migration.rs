@@ -141,9 +141,7 @@ impl MigrationLog {
             // Unindexed while it is still in the queue, where the index
             // reads keys.
             let q = &self.outstanding;
-            if self.by_old.get(r.old.0, |s| record_at(q, s).old.0) == Some(slot_of(r.id)) {
-                self.by_old.remove(r.old.0, |s| record_at(q, s).old.0);
-            }
+            self.by_old.remove_if(r.old.0, slot_of(r.id), |s| record_at(q, s).old.0);
             self.outstanding.pop_front();
             synced.push(r);
         }
