@@ -9,12 +9,12 @@
 //! least recently used clean page, and writeback leaves a page where it was
 //! (its age is its last use, not its writeback). A use is a read or the
 //! page's arrival: a rewrite of a cached page does not move it, as Linux's
-//! writes do not mark pages accessed (see `write`). One list stands for
-//! Linux's active and inactive lists: a simplification. A cursor remembers where
-//! the first clean page may be, so dirty pages at the old end are skipped
-//! once, not on every eviction. Each file's dirty pages are bitmaps of 4096
-//! offsets, so writeback takes them in offset order without a tree node per
-//! page.
+//! writes do not mark pages accessed (see `write`). A dirty page eviction
+//! meets is moved on and marked, and goes first once written back (see
+//! `evict_clean`), so eviction passes each dirty page once. One list stands
+//! for Linux's active and inactive lists: a simplification. Each file's
+//! dirty pages are bitmaps of 4096 offsets, so writeback takes them in
+//! offset order without a tree node per page.
 
 use crate::sim::{SimDuration, SimTime};
 use serde::Serialize;
