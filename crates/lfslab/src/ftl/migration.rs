@@ -75,6 +75,13 @@ impl MigrationLog {
         id
     }
 
+    /// Hint that a record leaving `old` is added soon: fetch its index
+    /// bucket. Never changes results.
+    #[inline]
+    pub fn prefetch(&self, old: Lpn) {
+        self.by_old.prefetch(old.0);
+    }
+
     /// Where an outstanding record moved `old` to.
     pub fn lookup(&self, old: Lpn) -> Option<Lpn> {
         let q = &self.outstanding;

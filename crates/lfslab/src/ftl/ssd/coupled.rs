@@ -381,7 +381,12 @@ impl Ssd {
         let h = GC_DEST_HEAD[(kind == BlockKind::Node) as usize];
         let mtime = self.pool.info(victim).last_write;
         let mut done = now;
-        for &(old, old_lba, ready) in live {
+        // Each copy's record indexes its old LBA at random: fetch a few ahead.
+        const RECORD_AHEAD: usize = 16;
+        for (i, &(old, old_lba, ready)) in live.iter().enumerate() {
+            if let Some(&(_, ahead, _)) = live.get(i + RECORD_AHEAD) {
+                self.c().log.prefetch(ahead);
+            }
             if self.heads[h].sb.is_none() || self.heads[h].next == self.sps {
                 self.open_gc_destination(h, kind);
             }
