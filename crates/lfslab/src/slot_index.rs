@@ -29,6 +29,12 @@ fn hash_bits(key: u64) -> u64 {
     mix64(key) >> 32
 }
 
+/// The bucket that indexes `slot` under `key`.
+#[inline]
+fn bucket(key: u64, slot: u32) -> u64 {
+    hash_bits(key) << 32 | (slot as u64 + 1)
+}
+
 impl Default for SlotIndex {
     fn default() -> Self {
         SlotIndex::with_capacity(0)
@@ -114,13 +120,13 @@ impl SlotIndex {
 
     /// Index `slot` under `key`, which must not be present.
     pub fn insert(&mut self, key: u64, slot: u32, key_of: impl Fn(u32) -> u64) {
-        assert!(slot < u32::MAX, "page cache slot {slot} out of range");
+        assert!(slot < u32::MAX, "slot {slot} out of range");
         if buckets_for(self.len + 1) > self.buckets.len() {
             self.grow();
         }
         match self.find(key, key_of) {
-            Ok(b) => panic!("page key {key:#x} indexed twice (bucket {b})"),
-            Err(b) => self.buckets[b] = hash_bits(key) << 32 | (slot as u64 + 1),
+            Ok(b) => panic!("key {key:#x} indexed twice (bucket {b})"),
+            Err(b) => self.buckets[b] = bucket(key, slot),
         }
         self.len += 1;
     }
@@ -131,13 +137,8 @@ impl SlotIndex {
         match self.find(key, &key_of) {
             Ok(b) => {
                 let old = (self.buckets[b] as u32).wrapping_sub(1);
-                self.buckets[b] = hash_bits(key) << 32 | (slot as u64 + 1);
+                self.buckets[b] = bucket(key, slot);
                 Some(old)
-            }
-            Err(b) if buckets_for(self.len + 1) <= self.buckets.len() => {
-                self.buckets[b] = hash_bits(key) << 32 | (slot as u64 + 1);
-                self.len += 1;
-                None
             }
             Err(_) => {
                 self.insert(key, slot, key_of);

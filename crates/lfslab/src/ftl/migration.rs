@@ -31,6 +31,11 @@ fn record_at(q: &VecDeque<(MigrationRecord, Option<u64>)>, slot: u32) -> &Migrat
     &q[(slot.wrapping_sub(slot_of(front)) & SLOT_MASK) as usize].0
 }
 
+/// The index's key of a slot: its record's old LBA.
+fn old_of(q: &VecDeque<(MigrationRecord, Option<u64>)>) -> impl Fn(u32) -> u64 + '_ {
+    move |s| record_at(q, s).old.0
+}
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct MigrationLog {
     /// Outstanding records in id order, with the upcall carrying each (None = buffered).
@@ -68,8 +73,7 @@ impl MigrationLog {
         let id = self.next_record;
         self.next_record += 1;
         self.outstanding.push_back((MigrationRecord { id, old, new }, None));
-        let q = &self.outstanding;
-        self.by_old.insert_or_replace(old.0, slot_of(id), |s| record_at(q, s).old.0);
+        self.by_old.insert_or_replace(old.0, slot_of(id), old_of(&self.outstanding));
         self.peak_outstanding = self.peak_outstanding.max(self.outstanding.len());
         self.records_created += 1;
         id
@@ -84,9 +88,8 @@ impl MigrationLog {
 
     /// Where an outstanding record moved `old` to.
     pub fn lookup(&self, old: Lpn) -> Option<Lpn> {
-        let q = &self.outstanding;
-        let slot = self.by_old.get(old.0, |s| record_at(q, s).old.0)?;
-        let r = record_at(q, slot);
+        let slot = self.by_old.get(old.0, old_of(&self.outstanding))?;
+        let r = record_at(&self.outstanding, slot);
         debug_assert_eq!(r.old, old);
         Some(r.new)
     }
@@ -147,8 +150,7 @@ impl MigrationLog {
             );
             // Unindexed while it is still in the queue, where the index
             // reads keys.
-            let q = &self.outstanding;
-            self.by_old.remove_if(r.old.0, slot_of(r.id), |s| record_at(q, s).old.0);
+            self.by_old.remove_if(r.old.0, slot_of(r.id), old_of(&self.outstanding));
             self.outstanding.pop_front();
             synced.push(r);
         }

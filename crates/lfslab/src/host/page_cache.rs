@@ -418,9 +418,6 @@ impl PageCache {
                 if old_dirty && !dirty {
                     self.unmark_dirty(key);
                 }
-                if accessed {
-                    self.lru_unlink(i);
-                }
                 let s = &mut self.slots[i as usize];
                 s.fp = fp;
                 s.set_dirty(dirty);
@@ -429,7 +426,7 @@ impl PageCache {
                     s.set_reclaim(false);
                 }
                 if accessed {
-                    self.lru_push(i);
+                    self.touch(i);
                 }
             }
             None => {

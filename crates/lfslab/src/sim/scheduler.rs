@@ -89,14 +89,13 @@ impl<E: Copy> Scheduler<E> {
         if std::mem::take(&mut self.top_taken) {
             self.heap.pop();
         }
-        let Some(&Entry { at, seq, event }) = self.heap.peek() else { return Ok(None) };
-        let entry = Entry { at, seq, event };
+        let Some(&Entry { at, event, .. }) = self.heap.peek() else { return Ok(None) };
         self.top_taken = true;
         self.events_popped_count += 1;
-        self.limits.check(entry.at, self.events_popped_count)?;
-        debug_assert!(entry.at >= self.now);
-        self.now = entry.at;
-        Ok(Some((entry.at, entry.event)))
+        self.limits.check(at, self.events_popped_count)?;
+        debug_assert!(at >= self.now);
+        self.now = at;
+        Ok(Some((at, event)))
     }
 }
 
