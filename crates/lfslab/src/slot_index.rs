@@ -53,6 +53,7 @@ impl SlotIndex {
         SlotIndex { buckets: vec![EMPTY; buckets_for(n)], len: 0 }
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len
     }
@@ -83,35 +84,6 @@ impl SlotIndex {
     #[inline]
     pub fn prefetch(&self, key: u64) {
         crate::prefetch::prefetch(&self.buckets, hash_bits(key) as usize & self.mask());
-    }
-
-    /// Hint that `key` will be removed soon: fetch its home bucket's line
-    /// and the next, which removal's backward shift reads into when the
-    /// probe run crosses it.
-    #[inline]
-    pub fn prefetch_removal(&self, key: u64) {
-        let home = hash_bits(key) as usize & self.mask();
-        crate::prefetch::prefetch(&self.buckets, home);
-        crate::prefetch::prefetch(&self.buckets, (home + 8) & self.mask());
-    }
-
-    /// The slot `key` probably has (first bucket with its hash bits, keys
-    /// not compared): for prefetching the slot, never for answers.
-    #[inline]
-    pub fn likely_slot(&self, key: u64) -> Option<u32> {
-        let h = hash_bits(key);
-        let mut b = h as usize & self.mask();
-        for _ in 0..4 {
-            let e = self.buckets[b];
-            if e == EMPTY {
-                return None;
-            }
-            if e >> 32 == h {
-                return Some((e as u32).wrapping_sub(1));
-            }
-            b = (b + 1) & self.mask();
-        }
-        None
     }
 
     pub fn get(&self, key: u64, key_of: impl Fn(u32) -> u64) -> Option<u32> {

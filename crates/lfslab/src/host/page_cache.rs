@@ -72,41 +72,53 @@ const CHUNK_BITS: u32 = 12;
 const CHUNK_WORDS: usize = (1 << CHUNK_BITS) / 64;
 
 
-/// One cached page in 24 bytes (16 M of them at paper size's 64 GiB).
+/// One cached page's place on the LRU list, in 16 bytes (16 M of them at
+/// paper size's 64 GiB). Its content and flags live in its file's page
+/// table (`Entry`), where lookups and writeback find them.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Slot {
     key: u64,
-    fp: u32,
-    /// `DIRTY` and `RECLAIM`.
-    flags: u32,
     prev: u32,
     next: u32,
 }
 
-const DIRTY: u32 = 1;
+/// A page table entry: `fp << 32 | flags | (slot + 1)`; 0 is no page.
+/// The page cache's pages of a file are found through a table indexed by
+/// offset, as the kernel's are through the address_space's xarray
+/// (`i_pages`), whose DIRTY mark the `DIRTY` flag stands for.
+type Entry = u64;
+const E_SLOT: u64 = (1 << 30) - 1;
+const DIRTY: u64 = 1 << 30;
 /// PG_reclaim: eviction met the page dirty and moved it on; once written
 /// back it goes to the front of the list, to be evicted next. Only a dirty
 /// page carries it.
-const RECLAIM: u32 = 2;
+const RECLAIM: u64 = 1 << 31;
 
-impl Slot {
-    #[inline]
-    fn dirty(&self) -> bool {
-        self.flags & DIRTY != 0
-    }
-    #[inline]
-    fn set_dirty(&mut self, dirty: bool) {
-        self.flags = self.flags & !DIRTY | if dirty { DIRTY } else { 0 };
-    }
-    #[inline]
-    fn reclaim(&self) -> bool {
-        self.flags & RECLAIM != 0
-    }
-    #[inline]
-    fn set_reclaim(&mut self, reclaim: bool) {
-        self.flags = self.flags & !RECLAIM | if reclaim { RECLAIM } else { 0 };
-    }
+#[inline]
+fn entry(fp: u32, flags: u64, slot: u32) -> Entry {
+    (fp as u64) << 32 | flags | (slot as u64 + 1)
 }
+#[inline]
+fn slot_in(e: Entry) -> u32 {
+    ((e & E_SLOT) as u32).wrapping_sub(1)
+}
+#[inline]
+fn fp_in(e: Entry) -> u32 {
+    (e >> 32) as u32
+}
+
+/// One file's page table: an entry per offset up to the highest cached.
+/// The table is zeroed memory that grows by doubling and is copied only
+/// where pages were, so a sparse file's untouched parts cost no RAM.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+struct FilePages {
+    ino: u32,
+    pages: u32,
+    table: Vec<Entry>,
+}
+
+/// Where a page's entry sits: (its file's table in `files`, offset).
+type Pos = (u32, usize);
 
 /// One file's dirty pages.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -206,7 +218,12 @@ pub struct PageCache {
     capacity: usize,
     slots: Vec<Slot>,
     free: Vec<u32>,
-    index: SlotIndex,
+    /// Cached pages.
+    len: usize,
+    /// Inode -> its page table in `files`.
+    file_index: SlotIndex,
+    files: Vec<FilePages>,
+    free_files: Vec<u32>,
     /// All pages, least recently used at the head.
     lru_head: u32,
     lru_tail: u32,
@@ -240,8 +257,8 @@ fn no_slot() -> u32 {
     NIL
 }
 
-/// How many pages ahead of the head eviction fetches index buckets: each
-/// eviction removes its page's bucket entry, a random line.
+/// How many pages ahead of the head eviction fetches page table entries:
+/// each eviction clears its page's entry, a random line.
 const EVICT_AHEAD: u32 = 16;
 
 impl PageCache {
@@ -253,7 +270,10 @@ impl PageCache {
             // reserved, not touched, so a large idle cache costs no RAM.
             slots: Vec::with_capacity(capacity_pages + 1),
             free: Vec::new(),
-            index: SlotIndex::with_capacity(capacity_pages + 1),
+            len: 0,
+            file_index: SlotIndex::default(),
+            files: Vec::new(),
+            free_files: Vec::new(),
             lru_head: NIL,
             lru_tail: NIL,
             dirty: BTreeMap::new(),
@@ -268,41 +288,126 @@ impl PageCache {
         }
     }
 
+    /// The page table of `ino`, if it has cached pages.
     #[inline]
-    fn slot_of(&self, key: Key) -> Option<u32> {
-        self.index.get(pack(key), |s| self.slots[s as usize].key)
+    fn file_of(&self, ino: u32) -> Option<u32> {
+        self.file_index.get(ino as u64, |f| self.files[f as usize].ino as u64)
+    }
+
+    /// Where page (ino, off)'s entry sits, if its file has a table that
+    /// long (the entry may still be 0).
+    #[inline]
+    fn at(&self, ino: u32, off: u64) -> Option<Pos> {
+        let f = self.file_of(ino)?;
+        self.at_in(f, off)
+    }
+
+    #[inline]
+    fn at_in(&self, f: u32, off: u64) -> Option<Pos> {
+        ((off as usize) < self.files[f as usize].table.len()).then_some((f, off as usize))
+    }
+
+    #[inline]
+    fn e(&self, (f, o): Pos) -> Entry {
+        self.files[f as usize].table[o]
+    }
+
+    #[inline]
+    fn e_mut(&mut self, (f, o): Pos) -> &mut Entry {
+        &mut self.files[f as usize].table[o]
+    }
+
+    /// Page (ino, off)'s entry: where it is and what it holds, if cached.
+    #[inline]
+    fn find(&self, ino: u32, off: u64) -> Option<(Pos, Entry)> {
+        self.at(ino, off).map(|p| (p, self.e(p))).filter(|&(_, e)| e != 0)
+    }
+
+    #[cfg(test)]
+    fn slot_of(&self, (ino, off): Key) -> Option<u32> {
+        self.find(ino, off).map(|(_, e)| slot_in(e))
+    }
+
+    /// Enter page (ino, off) as `e`, making or growing its file's table.
+    fn place(&mut self, ino: u32, off: u64, e: Entry) {
+        assert!(off < 1 << 32, "page offset {off} beyond 2^32 blocks");
+        let f = match self.file_of(ino) {
+            Some(f) => f,
+            None => {
+                let table = FilePages { ino, pages: 0, table: Vec::new() };
+                let f = match self.free_files.pop() {
+                    Some(f) => {
+                        self.files[f as usize] = table;
+                        f
+                    }
+                    None => {
+                        self.files.push(table);
+                        (self.files.len() - 1) as u32
+                    }
+                };
+                self.file_index.insert(ino as u64, f, |f| self.files[f as usize].ino as u64);
+                f
+            }
+        };
+        let file = &mut self.files[f as usize];
+        let o = off as usize;
+        if o >= file.table.len() {
+            file.table = grown(std::mem::take(&mut file.table), o + 1);
+        }
+        assert_eq!(file.table[o], 0, "page ({ino}, {off}) entered twice");
+        file.table[o] = e;
+        file.pages += 1;
+    }
+
+    /// Clear page (ino, off)'s entry at `p`; a file left without pages
+    /// loses its table.
+    fn unplace(&mut self, ino: u32, p: Pos) {
+        *self.e_mut(p) = 0;
+        let file = &mut self.files[p.0 as usize];
+        file.pages -= 1;
+        if file.pages == 0 {
+            file.table = Vec::new();
+            self.file_index.remove(ino as u64, |f| self.files[f as usize].ino as u64);
+            self.free_files.push(p.0);
+        }
     }
 
     /// Hint for a call that goes through pages `[from, to)` in order, at
-    /// `at`: fetch the index bucket `RUN_AHEAD` pages on (each is a random
-    /// line). The first page primes the run. Offsets past 2^32 are no page.
+    /// `at`: fetch the entry `RUN_AHEAD` pages on (the table is in offset
+    /// order, so a line holds 8). Offsets past 2^32 are no page.
     #[inline]
     pub fn prefetch_run(&self, ino: u32, at: u64, from: u64, to: u64) {
-        const RUN_AHEAD: u64 = 32;
+        const RUN_AHEAD: u64 = 16;
         let to = to.min(1 << 32);
+        let Some(f) = self.file_of(ino) else { return };
         if at == from {
-            for o in from.saturating_add(1)..from.saturating_add(RUN_AHEAD).min(to) {
-                self.index.prefetch(pack((ino, o)));
+            for o in (from.saturating_add(1)..from.saturating_add(RUN_AHEAD).min(to)).step_by(8) {
+                self.prefetch_entry(f, o);
             }
         }
         if at.saturating_add(RUN_AHEAD) < to {
-            self.index.prefetch(pack((ino, at + RUN_AHEAD)));
+            self.prefetch_entry(f, at + RUN_AHEAD);
         }
     }
 
+    #[inline]
+    fn prefetch_entry(&self, f: u32, off: u64) {
+        crate::prefetch::prefetch(&self.files[f as usize].table, off as usize);
+    }
+
     /// Hint that page (ino, off) will be used soon, in stages a few
-    /// operations apart: 0 fetches its index bucket, 1 its slot, 2 (the
-    /// next operation's, a read's) the slots beside it on the LRU list,
-    /// which a read hit unlinks it from. A hint never changes results.
+    /// operations apart: 0 fetches its page table entry, 1 the dirty bitmap
+    /// word a write sets, 2 (the next operation's, a read's) its slot and
+    /// the slots beside it on the LRU list, which a read hit unlinks it
+    /// from. A hint never changes results.
     #[inline]
     pub fn prefetch(&self, ino: u32, off: u64, stage: u8) {
         if off >= 1 << 32 {
             return;
         }
-        let key = pack((ino, off));
         if stage == 2 {
-            if let Some(i) = self.slot_of((ino, off)) {
-                let s = &self.slots[i as usize];
+            if let Some((_, e)) = self.find(ino, off) {
+                let s = &self.slots[slot_in(e) as usize];
                 for n in [s.prev, s.next].into_iter().filter(|&n| n != NIL) {
                     crate::prefetch::prefetch(&self.slots, n as usize);
                 }
@@ -312,18 +417,14 @@ impl PageCache {
         let dirty = self.dirty.get(&ino);
         let c = (off >> CHUNK_BITS) as usize;
         if stage == 0 {
-            self.index.prefetch(key);
+            if let Some(f) = self.file_of(ino) {
+                self.prefetch_entry(f, off);
+            }
             if let Some(f) = dirty {
                 crate::prefetch::prefetch(&f.chunks, c);
             }
-        } else {
-            if let Some(i) = self.index.likely_slot(key) {
-                crate::prefetch::prefetch(&self.slots, i as usize);
-            }
-            // The dirty bitmap's word a write will set.
-            if let Some((_, w)) = dirty.and_then(|f| f.chunks.get(c)).and_then(Option::as_ref) {
-                crate::prefetch::prefetch(w, (off as usize & ((1 << CHUNK_BITS) - 1)) / 64);
-            }
+        } else if let Some((_, w)) = dirty.and_then(|f| f.chunks.get(c)).and_then(Option::as_ref) {
+            crate::prefetch::prefetch(w, (off as usize & ((1 << CHUNK_BITS) - 1)) / 64);
         }
     }
 
@@ -331,10 +432,10 @@ impl PageCache {
         self.capacity
     }
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.len
     }
     pub fn is_empty(&self) -> bool {
-        self.index.len() == 0
+        self.len == 0
     }
     pub fn dirty_count(&self) -> usize {
         self.dirty_count
@@ -384,11 +485,11 @@ impl PageCache {
 
     /// Content of a cached page (None on a miss); a hit refreshes its LRU age.
     pub fn get(&mut self, ino: u32, off: u64) -> Option<u32> {
-        match self.slot_of((ino, off)) {
-            Some(i) => {
+        match self.find(ino, off) {
+            Some((_, e)) => {
                 self.stats.hits += 1;
-                self.touch(i);
-                Some(self.slots[i as usize].fp)
+                self.touch(slot_in(e));
+                Some(fp_in(e))
             }
             None => {
                 self.stats.misses += 1;
@@ -399,39 +500,34 @@ impl PageCache {
 
     /// Whether the page is cached and clean (its content equals the disk's).
     pub fn is_clean(&self, ino: u32, off: u64) -> bool {
-        self.slot_of((ino, off)).is_some_and(|i| !self.slots[i as usize].dirty())
+        self.find(ino, off).is_some_and(|(_, e)| e & DIRTY == 0)
     }
 
     /// Content of a clean cached page, without touching LRU or statistics
     /// (for the FS cleaner, which must not look like application reuse).
     pub fn peek_clean(&self, ino: u32, off: u64) -> Option<u32> {
-        self.slot_of((ino, off)).map(|i| &self.slots[i as usize]).filter(|p| !p.dirty()).map(|p| p.fp)
+        self.find(ino, off).filter(|&(_, e)| e & DIRTY == 0).map(|(_, e)| fp_in(e))
     }
 
     /// Cache `fp` as page `key`. A new page goes to the most recently used
     /// end (`add_to_page_cache_lru`: the inactive list's head); a cached
     /// one moves there only if `accessed` (a read: `mark_page_accessed`).
     fn insert(&mut self, key: Key, fp: u32, dirty: bool, accessed: bool) {
-        match self.slot_of(key) {
-            Some(i) => {
-                let old_dirty = self.slots[i as usize].dirty();
-                if old_dirty && !dirty {
+        let (ino, off) = key;
+        match self.find(ino, off) {
+            Some((p, e)) => {
+                if e & DIRTY != 0 && !dirty {
                     self.unmark_dirty(key);
                 }
-                let s = &mut self.slots[i as usize];
-                s.fp = fp;
-                s.set_dirty(dirty);
                 // set_page_dirty clears PG_reclaim: the page is in use again.
-                if dirty {
-                    s.set_reclaim(false);
-                }
+                let flags = if dirty { DIRTY } else { e & RECLAIM };
+                *self.e_mut(p) = entry(fp, flags, slot_in(e));
                 if accessed {
-                    self.touch(i);
+                    self.touch(slot_in(e));
                 }
             }
             None => {
-                let mut slot = Slot { key: pack(key), fp, flags: 0, prev: NIL, next: NIL };
-                slot.set_dirty(dirty);
+                let slot = Slot { key: pack(key), prev: NIL, next: NIL };
                 let i = match self.free.pop() {
                     Some(i) => {
                         self.slots[i as usize] = slot;
@@ -442,17 +538,22 @@ impl PageCache {
                         (self.slots.len() - 1) as u32
                     }
                 };
-                self.index.insert(pack(key), i, |s| self.slots[s as usize].key);
+                assert!((i as u64) < E_SLOT, "page cache slot {i} beyond the entry's 30 bits");
+                self.place(ino, off, entry(fp, if dirty { DIRTY } else { 0 }, i));
+                self.len += 1;
                 self.lru_push(i);
             }
         }
         self.evict_clean();
     }
 
-    fn remove_slot(&mut self, i: u32) {
+    /// Drop page `i`, whose entry is at `p`.
+    fn remove_slot(&mut self, i: u32, p: Pos) {
+        debug_assert_eq!(slot_in(self.e(p)), i);
         self.lru_unlink(i);
-        let removed = self.index.remove(self.slots[i as usize].key, |s| self.slots[s as usize].key);
-        debug_assert_eq!(removed, Some(i));
+        let (ino, _) = unpack(self.slots[i as usize].key);
+        self.unplace(ino, p);
+        self.len -= 1;
         self.free.push(i);
     }
 
@@ -466,26 +567,31 @@ impl PageCache {
     fn evict_clean(&mut self) {
         let (mut evicted, mut moved) = (0, 0);
         // With a clean page on the list, the loop reaches it.
-        while self.index.len() > self.capacity && self.index.len() > self.dirty_count {
+        while self.len > self.capacity && self.len > self.dirty_count {
             let h = self.lru_head;
-            if self.slots[h as usize].dirty() {
+            let (ino, off) = unpack(self.slots[h as usize].key);
+            let (p, e) = self.find(ino, off).expect("a listed page has an entry");
+            if e & DIRTY != 0 {
                 moved += 1;
                 assert!(moved <= self.dirty_count, "page cache: {} dirty pages counted, but more met at the head", self.dirty_count);
                 self.lru_unlink(h);
-                self.slots[h as usize].set_reclaim(true);
+                *self.e_mut(p) |= RECLAIM;
                 self.lru_push(h);
                 continue;
             }
-            self.remove_slot(h);
+            self.remove_slot(h, p);
             self.stats.evictions += 1;
             evicted += 1;
         }
-        // The next victim is probably the head's page: fetch its index
-        // bucket, and the slot after it for the eviction after that.
+        // The next victim is probably the head's page: fetch its entry,
+        // and the slot after it for the eviction after that.
         let h = self.lru_head;
         if h != NIL {
-            let s = &self.slots[h as usize];
-            self.index.prefetch(s.key);
+            let s = self.slots[h as usize];
+            let (ino, off) = unpack(s.key);
+            if let Some(f) = self.file_of(ino) {
+                self.prefetch_entry(f, off);
+            }
             if s.next != NIL {
                 crate::prefetch::prefetch(&self.slots, s.next as usize);
             }
@@ -495,12 +601,12 @@ impl PageCache {
 
     /// Move eviction's look-ahead on by the `evicted` pages just taken
     /// (and one more while it is short of `EVICT_AHEAD`), fetching the
-    /// bucket of each clean page it passes and the next slot on the list.
-    /// Each step loads a slot the previous step fetched, so the bucket
-    /// arrives about `EVICT_AHEAD` evictions before it is removed instead
-    /// of one. Pages between may be touched, moved or dropped meanwhile;
-    /// the pointer is a guess, re-seated at the head when its gap runs out
-    /// or the list ends. Only hints: no result depends on it.
+    /// entry of each page it passes and the next slot on the list. Each
+    /// step loads a slot the previous step fetched, so the entry arrives
+    /// about `EVICT_AHEAD` evictions before it is cleared instead of one.
+    /// Pages between may be touched, moved or dropped meanwhile; the
+    /// pointer is a guess, re-seated at the head when its gap runs out or
+    /// the list ends. Only hints: no result depends on it.
     fn evict_look_ahead(&mut self, evicted: u32) {
         self.evict_gap = self.evict_gap.saturating_sub(evicted);
         if self.evict_gap == 0 || self.evict_ahead == NIL {
@@ -509,14 +615,15 @@ impl PageCache {
         }
         let steps = evicted + (self.evict_gap < EVICT_AHEAD) as u32;
         for _ in 0..steps {
-            let Some(s) = self.slots.get(self.evict_ahead as usize) else { break };
+            let Some(&s) = self.slots.get(self.evict_ahead as usize) else { break };
             if s.next == NIL {
                 break;
             }
-            if !s.dirty() {
-                self.index.prefetch_removal(s.key);
-                self.evict_gap += 1;
+            let (ino, off) = unpack(s.key);
+            if let Some(f) = self.file_of(ino) {
+                self.prefetch_entry(f, off);
             }
+            self.evict_gap += 1;
             crate::prefetch::prefetch(&self.slots, s.next as usize);
             self.evict_ahead = s.next;
         }
@@ -544,8 +651,8 @@ impl PageCache {
         }
     }
 
-    fn is_dirty(&self, key: Key) -> bool {
-        self.slot_of(key).is_some_and(|i| self.slots[i as usize].dirty())
+    fn is_dirty(&self, (ino, off): Key) -> bool {
+        self.find(ino, off).is_some_and(|(_, e)| e & DIRTY != 0)
     }
 
     /// Count a page that just became dirty and list it under its file.
@@ -798,23 +905,24 @@ impl PageCache {
     /// Mark the dirty pages `offs` of `ino` clean and return their contents.
     fn take_offsets(&mut self, ino: u32, offs: Vec<u64>) -> Vec<(u64, u32)> {
         let mut out = Vec::with_capacity(offs.len());
+        let Some(f) = self.file_of(ino).filter(|_| !offs.is_empty()) else {
+            assert!(offs.is_empty(), "dirty pages of {ino} without a page table");
+            return out;
+        };
         for (k, &off) in offs.iter().enumerate() {
-            // The lookups are random in the index: fetch a few ahead.
+            // Offsets ascend but may lie far apart: fetch a few ahead.
             if let Some(&ahead) = offs.get(k + 8) {
-                self.prefetch(ino, ahead, 0);
+                self.prefetch_entry(f, ahead);
             }
-            if let Some(&ahead) = offs.get(k + 4) {
-                self.prefetch(ino, ahead, 1);
-            }
-            let i = self.slot_of((ino, off)).expect("dirty page is cached");
-            let s = &mut self.slots[i as usize];
-            s.set_dirty(false);
-            out.push((off, s.fp));
+            let p = self.at_in(f, off).filter(|&p| self.e(p) != 0).expect("dirty page is cached");
+            let e = self.e(p);
+            out.push((off, fp_in(e)));
+            *self.e_mut(p) = e & !(DIRTY | RECLAIM);
             // end_page_writeback's rotate_reclaimable_page: a page eviction
             // met dirty goes to the head once written back (here when it is
             // taken: the model cleans a page at submission).
-            if s.reclaim() {
-                s.set_reclaim(false);
+            if e & RECLAIM != 0 {
+                let i = slot_in(e);
                 self.lru_unlink(i);
                 self.lru_push_front(i);
             }
@@ -839,30 +947,31 @@ impl PageCache {
             // Nothing of the file is left to write back (truncate to 0, unlink).
             self.written_back.remove(&ino);
         }
-        // The range's slots (the dirty pages among them too): by key when
-        // the range is shorter than the cache, else by an LRU walk, which
-        // visits every cached page. Slots do not move when others go.
-        let mut victims: Vec<u32> = Vec::new();
-        if to.saturating_sub(from) <= (self.index.len() as u64).max(4096) {
-            for o in from..to {
-                self.prefetch_run(ino, o, from, to);
-                victims.extend(self.slot_of((ino, o)));
-            }
-        } else {
-            let mut i = self.lru_head;
-            while i != NIL {
-                let s = &self.slots[i as usize];
-                let (i_ino, i_off) = unpack(s.key);
-                if i_ino == ino && i_off >= from && i_off < to {
-                    victims.push(i);
-                }
-                i = s.next;
-            }
-        }
-        for i in victims {
-            self.remove_slot(i);
+        // The range's pages (the dirty ones too), through the file's table.
+        let Some(f) = self.file_of(ino) else { return };
+        let table = &self.files[f as usize].table;
+        let end = to.min(table.len() as u64) as usize;
+        let start = (from as usize).min(end);
+        let victims: Vec<(u32, Pos)> =
+            (start..end).filter(|&o| table[o] != 0).map(|o| (slot_in(table[o]), (f, o))).collect();
+        for (i, p) in victims {
+            self.remove_slot(i, p);
         }
     }
+}
+
+/// `table` grown to hold at least `len` entries: doubled, in fresh zeroed
+/// memory, with only the parts that hold pages copied (a copy of zeros
+/// would make untouched memory resident).
+fn grown(table: Vec<Entry>, len: usize) -> Vec<Entry> {
+    const PIECE: usize = 512;
+    let mut t = vec![0; (table.len() * 2).clamp(PIECE, 1 << 32).max(len)];
+    for (k, piece) in table.chunks(PIECE).enumerate() {
+        if piece.iter().any(|&e| e != 0) {
+            t[k * PIECE..k * PIECE + piece.len()].copy_from_slice(piece);
+        }
+    }
+    t
 }
 
 #[cfg(test)]
@@ -943,7 +1052,7 @@ mod tests {
     /// since 4.7 marks pages accessed on reads only); a read moves it.
     #[test]
     fn a_rewrite_does_not_refresh_a_pages_age() {
-        assert_eq!(std::mem::size_of::<Slot>(), 24);
+        assert_eq!(std::mem::size_of::<Slot>(), 16);
         for read_it in [false, true] {
             let mut c = PageCache::new(2);
             c.insert_clean(1, 0, 10);
@@ -972,7 +1081,7 @@ mod tests {
             c.insert_clean(1, 1, 11);
             c.insert_clean(1, 2, 12); // page 0 is moved on, page 1 evicted
             assert_eq!((c.slot_of((1, 1)), c.stats.evictions), (None, 1));
-            assert!(c.slots[c.slot_of((1, 0)).unwrap() as usize].reclaim());
+            assert!(c.find(1, 0).unwrap().1 & RECLAIM != 0);
             if rewritten {
                 c.write(1, 0, 13, SimTime(2));
             }
