@@ -117,6 +117,10 @@ struct FilePages {
     table: Vec<Entry>,
 }
 
+/// Inodes below this find their page table without hashing (a 256 KiB
+/// table at most); F2FS's and ext4's first files are numbered low.
+const SMALL_INOS: u32 = 1 << 16;
+
 /// Where a page's entry sits: (its file's table in `files`, offset).
 type Pos = (u32, usize);
 
@@ -220,7 +224,9 @@ pub struct PageCache {
     free: Vec<u32>,
     /// Cached pages.
     len: usize,
-    /// Inode -> its page table in `files`.
+    /// Inode -> its page table in `files`, plus one (0: none): directly
+    /// for inodes below `SMALL_INOS`, through `file_index` above.
+    small_inos: Vec<u32>,
     file_index: SlotIndex,
     files: Vec<FilePages>,
     free_files: Vec<u32>,
@@ -271,6 +277,7 @@ impl PageCache {
             slots: Vec::with_capacity(capacity_pages + 1),
             free: Vec::new(),
             len: 0,
+            small_inos: Vec::new(),
             file_index: SlotIndex::default(),
             files: Vec::new(),
             free_files: Vec::new(),
@@ -291,6 +298,9 @@ impl PageCache {
     /// The page table of `ino`, if it has cached pages.
     #[inline]
     fn file_of(&self, ino: u32) -> Option<u32> {
+        if ino < SMALL_INOS {
+            return self.small_inos.get(ino as usize).and_then(|&f| f.checked_sub(1));
+        }
         self.file_index.get(ino as u64, |f| self.files[f as usize].ino as u64)
     }
 
@@ -345,7 +355,14 @@ impl PageCache {
                         (self.files.len() - 1) as u32
                     }
                 };
-                self.file_index.insert(ino as u64, f, |f| self.files[f as usize].ino as u64);
+                if ino < SMALL_INOS {
+                    if ino as usize >= self.small_inos.len() {
+                        self.small_inos.resize(ino as usize + 1, 0);
+                    }
+                    self.small_inos[ino as usize] = f + 1;
+                } else {
+                    self.file_index.insert(ino as u64, f, |f| self.files[f as usize].ino as u64);
+                }
                 f
             }
         };
@@ -367,7 +384,11 @@ impl PageCache {
         file.pages -= 1;
         if file.pages == 0 {
             file.table = Vec::new();
-            self.file_index.remove(ino as u64, |f| self.files[f as usize].ino as u64);
+            if ino < SMALL_INOS {
+                self.small_inos[ino as usize] = 0;
+            } else {
+                self.file_index.remove(ino as u64, |f| self.files[f as usize].ino as u64);
+            }
             self.free_files.push(p.0);
         }
     }
@@ -1113,6 +1134,13 @@ mod tests {
     /// look-ahead hint points at meanwhile.
     #[test]
     fn eviction_matches_an_lru_model_under_churn() {
+        // Inodes on both sides of SMALL_INOS: both ways to a page table.
+        for base in [0, SMALL_INOS - 1] {
+            churn_against_a_model(base);
+        }
+    }
+
+    fn churn_against_a_model(base: u32) {
         // (ino, off, fp, dirty), least recently used first.
         let mut model: Vec<(u32, u64, u32, bool)> = Vec::new();
         // Dirty pages eviction met (PG_reclaim).
@@ -1122,7 +1150,7 @@ mod tests {
         let mut x = 11u64;
         for n in 0..40_000u32 {
             x = crate::sim::mix64(x + n as u64);
-            let (ino, off) = ((x % 3) as u32, (x >> 8) % 700);
+            let (ino, off) = (base + (x % 3) as u32, (x >> 8) % 700);
             let at = model.iter().position(|&(i, o, _, _)| (i, o) == (ino, off));
             match (x >> 40) % 16 {
                 0..=5 => {
