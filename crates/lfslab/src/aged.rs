@@ -18,8 +18,8 @@ use std::path::Path;
 const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// Bump when the saved structures change shape within one version, or
 /// when aging would leave another state: a loaded state must be what a
-/// fresh aging gives (13: the page cache's reclaim order, the migration log's index).
-const FORMAT: u32 = 13;
+/// fresh aging gives (14: the page cache's per-file page tables).
+const FORMAT: u32 = 14;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

@@ -4,13 +4,13 @@
 //! itself lives in the caller's table (`key_of`), so a bucket is compared
 //! by its hash bits first and by the table's key only when they match.
 //! Deletion shifts the rest of the probe run back, so there are no
-//! tombstones. Nothing iterates it, so runs stay deterministic. The page
-//! cache (page key -> slab slot), the database buffer pool and D2FS's
-//! migration log (old LBA -> record) use it.
+//! tombstones. Nothing iterates it, so runs stay deterministic. The
+//! database buffer pool (page -> frame), D2FS's migration log (old LBA ->
+//! record) and the page cache (inode -> page table, for inodes from 2^16)
+//! use it.
 //!
 //! Against a `HashMap<u64, u32>` (17 bytes a bucket, up to 7/8 full, and
-//! the old table alive while it grows) this halves the index's memory: a
-//! 4 GiB page cache holds a million pages.
+//! the old table alive while it grows) this halves the index's memory.
 
 use crate::sim::mix64;
 

@@ -3,9 +3,15 @@
 //! dirty_background_ratio 10%, dirty_ratio 20%, dirty_expire 30 s,
 //! dirty_writeback 5 s; Documentation/admin-guide/sysctl/vm.rst).
 //!
-//! Pages live in a slab; a hash index finds them (nothing iterates it, so
-//! runs stay deterministic). Every page is on one intrusive list in order of
-//! last use, as Linux keeps dirty pages on the LRU too; eviction takes the
+//! Each file's pages are found through a table indexed by offset, as the
+//! kernel's are through the address_space's xarray (`i_pages`): an entry
+//! holds the page's content fingerprint, its DIRTY mark and PG_reclaim,
+//! so a lookup, a write to a cached page and writeback (which goes in
+//! offset order) read one entry and no other line. The table is flat
+//! where the kernel's is a radix tree: 8 bytes per offset up to the
+//! highest cached, resident only where pages were. A slab holds each
+//! page's place on the LRU list. Every page is on one intrusive list in
+//! order of last use, as Linux keeps dirty pages on the LRU too; eviction takes the
 //! least recently used clean page, and writeback leaves a page where it was
 //! (its age is its last use, not its writeback). A use is a read or the
 //! page's arrival: a rewrite of a cached page does not move it, as Linux's
