@@ -622,25 +622,25 @@ impl PageCache {
             if s.next != NIL {
                 crate::prefetch::prefetch(&self.slots, s.next as usize);
             }
-            self.evict_look_ahead(evicted);
+            self.evict_look_ahead(evicted + moved as u32);
         }
     }
 
-    /// Move eviction's look-ahead on by the `evicted` pages just taken
-    /// (and one more while it is short of `EVICT_AHEAD`), fetching the
+    /// Move eviction's look-ahead on by the `taken` pages just evicted or
+    /// moved on (and one more while it is short of `EVICT_AHEAD`), fetching the
     /// entry of each page it passes and the next slot on the list. Each
     /// step loads a slot the previous step fetched, so the entry arrives
     /// about `EVICT_AHEAD` evictions before it is cleared instead of one.
     /// Pages between may be touched, moved or dropped meanwhile; the
     /// pointer is a guess, re-seated at the head when its gap runs out or
     /// the list ends. Only hints: no result depends on it.
-    fn evict_look_ahead(&mut self, evicted: u32) {
-        self.evict_gap = self.evict_gap.saturating_sub(evicted);
+    fn evict_look_ahead(&mut self, taken: u32) {
+        self.evict_gap = self.evict_gap.saturating_sub(taken);
         if self.evict_gap == 0 || self.evict_ahead == NIL {
             self.evict_ahead = self.lru_head;
             self.evict_gap = 0;
         }
-        let steps = evicted + (self.evict_gap < EVICT_AHEAD) as u32;
+        let steps = taken + (self.evict_gap < EVICT_AHEAD) as u32;
         for _ in 0..steps {
             let Some(&s) = self.slots.get(self.evict_ahead as usize) else { break };
             if s.next == NIL {
@@ -952,6 +952,9 @@ impl PageCache {
                 let i = slot_in(e);
                 self.lru_unlink(i);
                 self.lru_push_front(i);
+                // One more page before eviction's look-ahead (its entry is
+                // cached now).
+                self.evict_gap += 1;
             }
             self.unmark_dirty((ino, off));
         }
