@@ -119,6 +119,17 @@ impl SlotIndex {
         }
     }
 
+    /// Empty the index, keeping its buckets.
+    pub fn clear(&mut self) {
+        self.buckets.fill(EMPTY);
+        self.len = 0;
+    }
+
+    /// Buckets allocated (what `clear` writes).
+    pub fn buckets(&self) -> usize {
+        self.buckets.len()
+    }
+
     /// Remove `key`, returning its slot.
     pub fn remove(&mut self, key: u64, key_of: impl Fn(u32) -> u64) -> Option<u32> {
         let b = self.find(key, key_of).ok()?;
