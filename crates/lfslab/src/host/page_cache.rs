@@ -302,7 +302,7 @@ impl PageCache {
     }
 
     /// The page table of `ino`, if it has cached pages.
-    #[inline]
+    #[inline(always)]
     fn file_of(&self, ino: u32) -> Option<u32> {
         if ino < SMALL_INOS {
             return self.small_inos.get(ino as usize).and_then(|&f| f.checked_sub(1));
