@@ -350,17 +350,7 @@ impl PageCache {
         let f = match self.file_of(ino) {
             Some(f) => f,
             None => {
-                let table = FilePages { ino, pages: 0, table: Vec::new() };
-                let f = match self.free_files.pop() {
-                    Some(f) => {
-                        self.files[f as usize] = table;
-                        f
-                    }
-                    None => {
-                        self.files.push(table);
-                        (self.files.len() - 1) as u32
-                    }
-                };
+                let f = take_free(&mut self.files, &mut self.free_files, FilePages { ino, pages: 0, table: Vec::new() });
                 if ino < SMALL_INOS {
                     if ino as usize >= self.small_inos.len() {
                         self.small_inos.resize(ino as usize + 1, 0);
@@ -554,17 +544,7 @@ impl PageCache {
                 }
             }
             None => {
-                let slot = Slot { key: pack(key), prev: NIL, next: NIL };
-                let i = match self.free.pop() {
-                    Some(i) => {
-                        self.slots[i as usize] = slot;
-                        i
-                    }
-                    None => {
-                        self.slots.push(slot);
-                        (self.slots.len() - 1) as u32
-                    }
-                };
+                let i = take_free(&mut self.slots, &mut self.free, Slot { key: pack(key), prev: NIL, next: NIL });
                 assert!((i as u64) < E_SLOT, "page cache slot {i} beyond the entry's 30 bits");
                 self.place(ino, off, entry(fp, if dirty { DIRTY } else { 0 }, i));
                 self.len += 1;
@@ -986,6 +966,20 @@ impl PageCache {
             (start..end).filter(|&o| table[o] != 0).map(|o| (slot_in(table[o]), (f, o))).collect();
         for (i, p) in victims {
             self.remove_slot(i, p);
+        }
+    }
+}
+
+/// Put `x` in a free place of `v` (the last freed) or at its end; its index.
+fn take_free<T>(v: &mut Vec<T>, free: &mut Vec<u32>, x: T) -> u32 {
+    match free.pop() {
+        Some(i) => {
+            v[i as usize] = x;
+            i
+        }
+        None => {
+            v.push(x);
+            (v.len() - 1) as u32
         }
     }
 }
