@@ -529,9 +529,11 @@ impl PageCache {
     /// Cache `fp` as page `key`. A new page goes to the most recently used
     /// end (`add_to_page_cache_lru`: the inactive list's head); a cached
     /// one moves there only if `accessed` (a read: `mark_page_accessed`).
-    fn insert(&mut self, key: Key, fp: u32, dirty: bool, accessed: bool) {
+    /// Returns the page's entry before (0: it was not cached).
+    fn insert(&mut self, key: Key, fp: u32, dirty: bool, accessed: bool) -> Entry {
         let (ino, off) = key;
-        match self.find(ino, off) {
+        let before = self.find(ino, off);
+        match before {
             Some((p, e)) => {
                 if e & DIRTY != 0 && !dirty {
                     self.unmark_dirty(key);
@@ -552,6 +554,7 @@ impl PageCache {
             }
         }
         self.evict_clean();
+        before.map_or(0, |(_, e)| e)
     }
 
     /// Drop page `i`, whose entry is at `p`.
@@ -650,9 +653,8 @@ impl PageCache {
     /// F2FS's `f2fs_write_begin` take the page without FGP_ACCESSED, so a
     /// write neither references nor activates it.
     pub fn write(&mut self, ino: u32, off: u64, fp: u32, now: SimTime) {
-        let was_dirty = self.is_dirty((ino, off));
-        self.insert((ino, off), fp, true, false);
-        if !was_dirty {
+        let before = self.insert((ino, off), fp, true, false);
+        if before & DIRTY == 0 {
             self.stats.pages_dirtied += 1;
             self.mark_dirty((ino, off), now);
         }
