@@ -9,7 +9,8 @@
 //! so a lookup, a write to a cached page and writeback (which goes in
 //! offset order) read one entry and no other line. The table is flat
 //! where the kernel's is a radix tree: 8 bytes per offset up to the
-//! highest cached, resident only where pages were. A slab holds each
+//! highest cached, resident only where pages were (in 2 MiB huge pages
+//! once a table passes 4 MiB, see `huge_pages`). A slab holds each
 //! page's place on the LRU list. Every page is on one intrusive list in
 //! order of last use, as Linux keeps dirty pages on the LRU too; eviction takes the
 //! least recently used clean page, and writeback leaves a page where it was
@@ -89,9 +90,7 @@ struct Slot {
 }
 
 /// A page table entry: `fp << 32 | flags | (slot + 1)`; 0 is no page.
-/// The page cache's pages of a file are found through a table indexed by
-/// offset, as the kernel's are through the address_space's xarray
-/// (`i_pages`), whose DIRTY mark the `DIRTY` flag stands for.
+/// `DIRTY` stands for the xarray's DIRTY mark.
 type Entry = u64;
 const E_SLOT: u64 = (1 << 30) - 1;
 const DIRTY: u64 = 1 << 30;
@@ -113,9 +112,8 @@ fn fp_in(e: Entry) -> u32 {
     (e >> 32) as u32
 }
 
-/// One file's page table: an entry per offset up to the highest cached.
-/// The table is zeroed memory that grows by doubling and is copied only
-/// where pages were, so a sparse file's untouched parts cost no RAM.
+/// One file's page table: an entry per offset up to the highest cached
+/// (zeroed memory, grown by `grown`).
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct FilePages {
     ino: u32,
@@ -310,14 +308,8 @@ impl PageCache {
         self.file_index.get(ino as u64, |f| self.files[f as usize].ino as u64)
     }
 
-    /// Where page (ino, off)'s entry sits, if its file has a table that
-    /// long (the entry may still be 0).
-    #[inline]
-    fn at(&self, ino: u32, off: u64) -> Option<Pos> {
-        let f = self.file_of(ino)?;
-        self.at_in(f, off)
-    }
-
+    /// Where offset `off`'s entry sits in page table `f`, if the table is
+    /// that long (the entry may still be 0).
     #[inline]
     fn at_in(&self, f: u32, off: u64) -> Option<Pos> {
         ((off as usize) < self.files[f as usize].table.len()).then_some((f, off as usize))
@@ -336,7 +328,13 @@ impl PageCache {
     /// Page (ino, off)'s entry: where it is and what it holds, if cached.
     #[inline]
     fn find(&self, ino: u32, off: u64) -> Option<(Pos, Entry)> {
-        self.at(ino, off).map(|p| (p, self.e(p))).filter(|&(_, e)| e != 0)
+        self.find_in(self.file_of(ino)?, off)
+    }
+
+    /// `find` in the page table `f`.
+    #[inline]
+    fn find_in(&self, f: u32, off: u64) -> Option<(Pos, Entry)> {
+        self.at_in(f, off).map(|p| (p, self.e(p))).filter(|&(_, e)| e != 0)
     }
 
     #[cfg(test)]
@@ -351,14 +349,7 @@ impl PageCache {
             Some(f) => f,
             None => {
                 let f = take_free(&mut self.files, &mut self.free_files, FilePages { ino, pages: 0, table: Vec::new() });
-                if ino < SMALL_INOS {
-                    if ino as usize >= self.small_inos.len() {
-                        self.small_inos.resize(ino as usize + 1, 0);
-                    }
-                    self.small_inos[ino as usize] = f + 1;
-                } else {
-                    self.file_index.insert(ino as u64, f, |f| self.files[f as usize].ino as u64);
-                }
+                self.map_file(ino, Some(f));
                 f
             }
         };
@@ -372,19 +363,31 @@ impl PageCache {
         file.pages += 1;
     }
 
-    /// Clear page (ino, off)'s entry at `p`; a file left without pages
-    /// loses its table.
-    fn unplace(&mut self, ino: u32, p: Pos) {
+    /// Make `ino` find page table `f` (None: no table), the way `file_of`
+    /// looks.
+    fn map_file(&mut self, ino: u32, f: Option<u32>) {
+        let key_of = |f: u32| self.files[f as usize].ino as u64;
+        if ino < SMALL_INOS {
+            if ino as usize >= self.small_inos.len() {
+                self.small_inos.resize(ino as usize + 1, 0);
+            }
+            self.small_inos[ino as usize] = f.map_or(0, |f| f + 1);
+        } else if let Some(f) = f {
+            self.file_index.insert(ino as u64, f, key_of);
+        } else {
+            self.file_index.remove(ino as u64, key_of);
+        }
+    }
+
+    /// Clear the entry at `p`; a file left without pages loses its table.
+    fn unplace(&mut self, p: Pos) {
         *self.e_mut(p) = 0;
         let file = &mut self.files[p.0 as usize];
         file.pages -= 1;
         if file.pages == 0 {
             file.table = Vec::new();
-            if ino < SMALL_INOS {
-                self.small_inos[ino as usize] = 0;
-            } else {
-                self.file_index.remove(ino as u64, |f| self.files[f as usize].ino as u64);
-            }
+            let ino = file.ino;
+            self.map_file(ino, None);
             self.free_files.push(p.0);
         }
     }
@@ -412,11 +415,20 @@ impl PageCache {
         crate::prefetch::prefetch(&self.files[f as usize].table, off as usize);
     }
 
+    /// Fetch the entry of the page whose slot has `key`.
+    #[inline]
+    fn prefetch_key(&self, key: u64) {
+        let (ino, off) = unpack(key);
+        if let Some(f) = self.file_of(ino) {
+            self.prefetch_entry(f, off);
+        }
+    }
+
     /// Hint that page (ino, off) will be used soon, in stages a few
     /// operations apart: 0 fetches its page table entry, 1 the dirty bitmap
-    /// word a write sets, 2 (the next operation's, a read's) its slot and
-    /// the slots beside it on the LRU list, which a read hit unlinks it
-    /// from. A hint never changes results.
+    /// word a write sets, 2 (the next operation's, a read's) reads its slot
+    /// and fetches the slots beside it on the LRU list, which a read hit
+    /// unlinks it from. A hint never changes results.
     #[inline]
     pub fn prefetch(&self, ino: u32, off: u64, stage: u8) {
         if off >= 1 << 32 {
@@ -561,8 +573,7 @@ impl PageCache {
     fn remove_slot(&mut self, i: u32, p: Pos) {
         debug_assert_eq!(slot_in(self.e(p)), i);
         self.lru_unlink(i);
-        let (ino, _) = unpack(self.slots[i as usize].key);
-        self.unplace(ino, p);
+        self.unplace(p);
         self.len -= 1;
         self.free.push(i);
     }
@@ -598,10 +609,7 @@ impl PageCache {
         let h = self.lru_head;
         if h != NIL {
             let s = self.slots[h as usize];
-            let (ino, off) = unpack(s.key);
-            if let Some(f) = self.file_of(ino) {
-                self.prefetch_entry(f, off);
-            }
+            self.prefetch_key(s.key);
             if s.next != NIL {
                 crate::prefetch::prefetch(&self.slots, s.next as usize);
             }
@@ -629,10 +637,7 @@ impl PageCache {
             if s.next == NIL {
                 break;
             }
-            let (ino, off) = unpack(s.key);
-            if let Some(f) = self.file_of(ino) {
-                self.prefetch_entry(f, off);
-            }
+            self.prefetch_key(s.key);
             self.evict_gap += 1;
             crate::prefetch::prefetch(&self.slots, s.next as usize);
             self.evict_ahead = s.next;
@@ -923,8 +928,7 @@ impl PageCache {
             if let Some(&ahead) = offs.get(k + 8) {
                 self.prefetch_entry(f, ahead);
             }
-            let p = self.at_in(f, off).filter(|&p| self.e(p) != 0).expect("dirty page is cached");
-            let e = self.e(p);
+            let (p, e) = self.find_in(f, off).expect("dirty page is cached");
             out.push((off, fp_in(e)));
             *self.e_mut(p) = e & !(DIRTY | RECLAIM);
             // end_page_writeback's rotate_reclaimable_page: a page eviction
