@@ -99,11 +99,18 @@ impl BlockPool {
 
     #[inline]
     pub fn add_valid(&mut self, sb: SuperblockId, mtime: SimTime) {
+        self.add_valid_n(sb, 1, mtime);
+    }
+
+    /// `n` slots of `sb` made valid at once, all with `mtime` (the same as
+    /// `n` calls of `add_valid`).
+    #[inline]
+    pub fn add_valid_n(&mut self, sb: SuperblockId, n: u32, mtime: SimTime) {
         let info = &mut self.sbs[sb.0 as usize];
-        // Running mean: last + (mtime - last) / (v + 1), in i64 to avoid a
-        // 128-bit division on this hot path.
+        // The newest write's time (cost-benefit's age), restarted when
+        // the superblock held nothing valid.
         info.last_write = if info.valid_slots == 0 { mtime } else { info.last_write.max(mtime) };
-        info.valid_slots += 1;
+        info.valid_slots += n;
         assert!(info.valid_slots <= self.slots_per_superblock, "{sb} over-full");
     }
 

@@ -426,28 +426,11 @@ impl Ssd {
     /// `ready`: when the data is available to program; `mtime`: the data's
     /// modification time, kept across GC copies for cost-benefit age.
     fn place(&mut self, head: usize, lpn: Lpn, fp: Fingerprint, ready: SimTime, mtime: SimTime) -> Ppn {
-        self.place_then(head, lpn, fp, ready, mtime, |s, old| {
-            if let Some(old) = old {
-                s.invalidate(old, lpn);
-            }
-        })
-    }
-
-    /// `place`, handing the slot the mapping named before to `on_old`
-    /// instead of invalidating it (GC releases a victim's slots together).
-    fn place_then(
-        &mut self,
-        head: usize,
-        lpn: Lpn,
-        fp: Fingerprint,
-        ready: SimTime,
-        mtime: SimTime,
-        on_old: impl FnOnce(&mut Self, Option<Ppn>),
-    ) -> Ppn {
         let ppn = self.alloc(head, ready);
         self.store.program(ppn, fp);
-        let old = self.mapping.set(lpn, ppn);
-        on_old(self, old);
+        if let Some(old) = self.mapping.set(lpn, ppn) {
+            self.invalidate(old, lpn);
+        }
         self.p2l[ppn.0 as usize] = lpn.0 as u32;
         self.pool.add_valid(self.layout.superblock_of(ppn), mtime);
         ppn
@@ -460,6 +443,17 @@ impl Ssd {
     }
 
     fn alloc(&mut self, head: usize, ready: SimTime) -> Ppn {
+        let (ppn, _) = self.alloc_run(head, 1);
+        let h = &mut self.heads[head];
+        h.unit_ready = h.unit_ready.max(ready);
+        ppn
+    }
+
+    /// Allocate up to `want` (at least 1) consecutive slots in log `head`,
+    /// no further than the end of its filling program unit: the first slot
+    /// and how many. Opens a fresh superblock when the head's is full. The
+    /// caller raises `unit_ready` to when the run's data is available.
+    fn alloc_run(&mut self, head: usize, want: usize) -> (Ppn, u32) {
         let h = &mut self.heads[head];
         if h.sb.is_none() || h.next == self.sps {
             if let Some(sb) = h.sb {
@@ -472,9 +466,10 @@ impl Ssd {
             h.next = 0;
         }
         let ppn = Ppn(self.layout.superblock_start(h.sb.expect("opened")).0 + h.next as u64);
-        h.next += 1;
-        h.unit_ready = h.unit_ready.max(ready);
-        ppn
+        let room = self.spu - self.layout.slot_in_unit(h.next as u64) as u32;
+        let n = room.min(want as u32);
+        h.next += n;
+        (ppn, n)
     }
 
     /// After a slot is filled: program its unit if the unit is now complete,
@@ -679,23 +674,36 @@ impl Ssd {
         let gc_head = if self.coupled.is_some() { coupled::META_GC_HEAD } else { self.heads.len() - 1 };
         let victim_mtime = self.pool.info(victim).last_write;
         let mut copies_done = now;
-        // Copy to the GC head. Mapping entries are random accesses;
-        // prefetching a few ahead overlaps their cache misses.
+        // Copy to the GC head a run at a time, each run the rest of the
+        // head's program unit: one allocation, one valid count and at most
+        // one program per run, slot by slot the same as `place`.
+        // Mapping entries are random accesses; prefetching a few ahead
+        // overlaps their cache misses.
         const PREFETCH_AHEAD: usize = 32;
-        for i in 0..live.len() {
-            if let Some(&(_, ahead, _)) = live.get(i + PREFETCH_AHEAD) {
-                self.mapping.prefetch(ahead);
-            }
-            let (old, lpn, read_done) = live[i];
-            let fp = self.store.read(old).expect("valid slot holds data");
-            // The victim's slots are released together below.
-            self.place_then(gc_head, lpn, fp, read_done, victim_mtime, |_, prev| {
+        let mut i = 0;
+        while i < live.len() {
+            let (first, n) = self.alloc_run(gc_head, live.len() - i);
+            let mut ready = SimTime::ZERO;
+            for (k, &(old, lpn, read_done)) in live[i..i + n as usize].iter().enumerate() {
+                if let Some(&(_, ahead, _)) = live.get(i + k + PREFETCH_AHEAD) {
+                    self.mapping.prefetch(ahead);
+                }
+                let ppn = Ppn(first.0 + k as u64);
+                self.store.program(ppn, self.store.read(old).expect("valid slot holds data"));
+                // The victim's slots are released together below.
+                let prev = self.mapping.set(lpn, ppn);
                 assert!(prev == Some(old), "GC copy of {lpn} from {old}, but the mapping said {prev:?}");
-            });
-            self.stats.gc_write_slots += 1;
+                self.p2l[ppn.0 as usize] = lpn.0 as u32;
+                ready = ready.max(read_done);
+            }
+            let h = &mut self.heads[gc_head];
+            h.unit_ready = h.unit_ready.max(ready);
+            self.pool.add_valid_n(self.layout.superblock_of(first), n, victim_mtime);
+            self.stats.gc_write_slots += n as u64;
             if let Some(done) = self.finish_slot(gc_head) {
                 copies_done = copies_done.max(done);
             }
+            i += n as usize;
         }
         // Every owned slot of the victim was in `live` (pass 1 listed them
         // from p2l): all of them now stand invalid.
