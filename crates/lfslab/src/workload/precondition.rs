@@ -72,8 +72,29 @@ pub fn precondition(
     }
     if filled > 0 {
         let overwrites = (filled as f64 * p.random_overwrite).round() as u64;
-        for _ in 0..overwrites {
-            let l = Lpn(rng.below(filled));
+        // Draw `AHEAD` offsets early (the same draws in the same order) so
+        // the device's and the oracle's entries for each are fetched before
+        // its write: the two-stage hint the workload driver gives.
+        const AHEAD: usize = 8;
+        const SOON: usize = 3;
+        let mut ahead = [Lpn(0); AHEAD];
+        let mut drawn = 0u64;
+        for a in ahead.iter_mut().take(overwrites.min(AHEAD as u64) as usize) {
+            *a = Lpn(rng.below(filled));
+            drawn += 1;
+        }
+        for i in 0..overwrites {
+            let slot = i as usize % AHEAD;
+            let l = ahead[slot];
+            if drawn < overwrites {
+                ahead[slot] = Lpn(rng.below(filled));
+                drawn += 1;
+                ssd.prefetch_write(ahead[slot], 0);
+                oracle.prefetch(ahead[slot]);
+            }
+            if i + (SOON as u64) < drawn {
+                ssd.prefetch_write(ahead[(slot + SOON) % AHEAD], 1);
+            }
             tag = tag.wrapping_add(1);
             let fp = DataTag(tag).block(0);
             oracle.record_write(l, fp);
