@@ -443,17 +443,28 @@ impl Ssd {
     }
 
     fn alloc(&mut self, head: usize, ready: SimTime) -> Ppn {
-        let (ppn, _) = self.alloc_run(head, 1);
+        let ppn = self.next_slot(head);
         let h = &mut self.heads[head];
+        h.next += 1;
         h.unit_ready = h.unit_ready.max(ready);
         ppn
     }
 
     /// Allocate up to `want` (at least 1) consecutive slots in log `head`,
     /// no further than the end of its filling program unit: the first slot
-    /// and how many. Opens a fresh superblock when the head's is full. The
-    /// caller raises `unit_ready` to when the run's data is available.
+    /// and how many. The caller raises `unit_ready` to when the run's data
+    /// is available.
     fn alloc_run(&mut self, head: usize, want: usize) -> (Ppn, u32) {
+        let ppn = self.next_slot(head);
+        let h = &mut self.heads[head];
+        let n = (self.spu - self.layout.slot_in_unit(h.next as u64) as u32).min(want as u32);
+        h.next += n;
+        (ppn, n)
+    }
+
+    /// The slot log `head` fills next, opening a fresh superblock when the
+    /// head's is full.
+    fn next_slot(&mut self, head: usize) -> Ppn {
         let h = &mut self.heads[head];
         if h.sb.is_none() || h.next == self.sps {
             if let Some(sb) = h.sb {
@@ -465,11 +476,7 @@ impl Ssd {
             h.sb = Some(sb);
             h.next = 0;
         }
-        let ppn = Ppn(self.layout.superblock_start(h.sb.expect("opened")).0 + h.next as u64);
-        let room = self.spu - self.layout.slot_in_unit(h.next as u64) as u32;
-        let n = room.min(want as u32);
-        h.next += n;
-        (ppn, n)
+        Ppn(self.layout.superblock_start(h.sb.expect("opened")).0 + h.next as u64)
     }
 
     /// After a slot is filled: program its unit if the unit is now complete,
