@@ -1,0 +1,84 @@
+//! What a random cache line costs on this machine (not a test): the
+//! simulator's per-write cost is mostly random lines of its big tables
+//! (docs/performance.md, "Where the time goes"), so this is the machine
+//! property behind wall(16)/wall(1) and behind `prefetch.rs`'s choice of
+//! hint. Two measurements, nanoseconds per random 8-byte read:
+//! - by table size (prefetch alone, no use of the line): how the price of
+//!   a line grows with the working set once it is past the L3;
+//! - by hint (a demand read per step, its line hinted `ahead` steps
+//!   earlier with each x86 prefetch hint, some arithmetic between).
+//!
+//! Run: `cargo bench -p lfslab --bench memory_lines` (set
+//! LFSLAB_MEMORY_MIB to the largest table, default 2048; it is allocated,
+//! on 2 MiB pages where the kernel allows).
+
+use std::time::Instant;
+
+#[global_allocator]
+static ALLOC: lfslab::huge_pages::HugePageAlloc = lfslab::huge_pages::HugePageAlloc;
+
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^ (x >> 33)
+}
+
+const STEPS: u64 = 20_000_000;
+
+#[cfg(target_arch = "x86_64")]
+fn prefetch(p: *const u64, hint: usize) {
+    use std::arch::x86_64::*;
+    // SAFETY: a prefetch never faults; `p` is inside the table anyway.
+    unsafe {
+        match hint {
+            0 => _mm_prefetch(p as *const i8, _MM_HINT_T0),
+            1 => _mm_prefetch(p as *const i8, _MM_HINT_T1),
+            2 => _mm_prefetch(p as *const i8, _MM_HINT_T2),
+            _ => _mm_prefetch(p as *const i8, _MM_HINT_NTA),
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn prefetch(_: *const u64, _: usize) {}
+
+fn main() {
+    let max_mib: usize = std::env::var("LFSLAB_MEMORY_MIB").ok().and_then(|v| v.parse().ok()).unwrap_or(2048).max(64);
+    let words = (max_mib << 20) / 8;
+    // Filled, not zeroed: every page is resident before timing starts.
+    let table: Vec<u64> = (0..words as u64).collect();
+    println!("memory_lines: ns per random 8-byte read; table up to {max_mib} MiB");
+
+    let mut mib = 32;
+    while mib << 20 <= words * 8 {
+        let n = (mib << 20) / 8;
+        let t = Instant::now();
+        let mut acc = 0u64;
+        for i in 0..STEPS {
+            let h = mix(i);
+            prefetch(table[(h as usize) & (n - 1)..].as_ptr(), 0);
+            acc = acc.wrapping_add(h);
+        }
+        let ns = t.elapsed().as_secs_f64() * 1e9 / STEPS as f64;
+        println!("  {:>6} MiB  prefetcht0 alone  {ns:6.2} ns  ({})", n * 8 >> 20, acc & 1);
+        mib *= 4;
+    }
+
+    // The largest power of two that fits, so a mask picks an index.
+    let n = 1usize << (usize::BITS - 1 - words.leading_zeros());
+    for ahead in [8u64, 32] {
+        for (hint, name) in ["prefetcht0", "prefetcht1", "prefetcht2", "prefetchnta"].iter().enumerate() {
+            let t = Instant::now();
+            let mut acc = 0u64;
+            for i in 0..STEPS {
+                prefetch(table[(mix(i + ahead) as usize) & (n - 1)..].as_ptr(), hint);
+                acc = acc.wrapping_add(table[(mix(i) as usize) & (n - 1)]);
+                for _ in 0..8 {
+                    acc = mix(acc);
+                }
+            }
+            let ns = t.elapsed().as_secs_f64() * 1e9 / STEPS as f64;
+            println!("  {:>6} MiB  {name:<11} {ahead:>2} ahead  {ns:6.2} ns  ({})", n * 8 >> 20, acc & 1);
+        }
+    }
+}
