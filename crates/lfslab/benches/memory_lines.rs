@@ -50,7 +50,7 @@ fn main() {
     println!("memory_lines: ns per random 8-byte read; table up to {max_mib} MiB");
 
     let mut mib = 32;
-    while mib << 20 <= words * 8 {
+    while mib <= max_mib {
         let n = (mib << 20) / 8;
         let t = Instant::now();
         let mut acc = 0u64;

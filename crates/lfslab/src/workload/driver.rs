@@ -202,9 +202,9 @@ impl OffsetStream {
 /// How many synthetic ops a clone draws ahead of use, so the target's hints
 /// reach memory before the op runs: the last drawn gets the first-stage hint
 /// (a mapping entry), the one `HINT_SOON` after the next gets the second
-/// (what that entry points to).
-const AHEAD: usize = 8;
-const HINT_SOON: usize = 3;
+/// (what that entry points to). Preconditioning's overwrites use the same.
+pub(super) const AHEAD: usize = 8;
+pub(super) const HINT_SOON: usize = 3;
 
 enum Source {
     /// Generated ops, `AHEAD` drawn ahead of use (drawing early keeps the

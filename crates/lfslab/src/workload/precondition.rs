@@ -7,7 +7,7 @@
 use crate::ftl::Ssd;
 use crate::nand::Lpn;
 use crate::oracle::{DataOracle, DataTag};
-use super::driver::{Phase, Progress, ProgressTick};
+use super::driver::{Phase, Progress, ProgressTick, AHEAD, HINT_SOON};
 use crate::sim::{SimRng, SimTime};
 use serde::Serialize;
 
@@ -74,9 +74,7 @@ pub fn precondition(
         let overwrites = (filled as f64 * p.random_overwrite).round() as u64;
         // Draw `AHEAD` offsets early (the same draws in the same order) so
         // the device's and the oracle's entries for each are fetched before
-        // its write: the two-stage hint the workload driver gives.
-        const AHEAD: usize = 8;
-        const SOON: usize = 3;
+        // its write: the workload driver's two-stage hint, at its distances.
         let mut ahead = [Lpn(0); AHEAD];
         let mut drawn = 0u64;
         for a in ahead.iter_mut().take(overwrites.min(AHEAD as u64) as usize) {
@@ -92,8 +90,8 @@ pub fn precondition(
                 ssd.prefetch_write(ahead[slot], 0);
                 oracle.prefetch(ahead[slot]);
             }
-            if i + (SOON as u64) < drawn {
-                ssd.prefetch_write(ahead[(slot + SOON) % AHEAD], 1);
+            if i + (HINT_SOON as u64) < drawn {
+                ssd.prefetch_write(ahead[(slot + HINT_SOON) % AHEAD], 1);
             }
             tag = tag.wrapping_add(1);
             let fp = DataTag(tag).block(0);
