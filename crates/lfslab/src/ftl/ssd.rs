@@ -78,7 +78,9 @@ pub struct Ssd {
     stats: FtlStats,
     spu: u32,
     sps: u32,
-    /// Reused list of (old slot, owner, data-ready instant) for one GC victim.
+    /// Reused list of (old slot, owner, data-ready instant) for one GC
+    /// victim: scratch, not state, so aged states leave it out.
+    #[serde(skip)]
     gc_scratch: Vec<(Ppn, Lpn, SimTime)>,
     activity: Option<ActivityLog>,
     /// Exported logical pages (the filesystem partition in coupled mode).
@@ -620,33 +622,36 @@ impl Ssd {
         let mut reads_done = started;
         // Pass 1 (sequential over the victim): reserve the page reads and list
         // the live slots with the instant their data is in the controller.
+        // Without a branch per slot: each slot is written at `n_live`, which
+        // moves on past owned slots only (a victim is mostly live, so a
+        // branch would mispredict at every invalid slot).
         let mut live = std::mem::take(&mut self.gc_scratch);
-        live.clear();
+        live.resize(self.sps as usize, (Ppn(0), Lpn(0), SimTime::ZERO));
+        let mut n_live = 0;
         for unit in 0..self.geo.units_per_superblock() {
             let first = start + unit as u64 * self.spu as u64;
-            let count = live.len();
-            for s in first..first + self.spu as u64 {
-                let owner = self.p2l[s as usize];
-                if owner != NO_OWNER {
-                    live.push((Ppn(s), Lpn(owner as u64), SimTime::ZERO));
-                }
+            let count = n_live;
+            let owners = &self.p2l[first as usize..(first + self.spu as u64) as usize];
+            for (s, &owner) in (first..).zip(owners) {
+                live[n_live] = (Ppn(s), Lpn(owner as u64), SimTime::ZERO);
+                n_live += (owner != NO_OWNER) as usize;
             }
-            let n = (live.len() - count) as u64;
+            let n = (n_live - count) as u64;
             if n > 0 {
                 let die = self.layout.die_of(Ppn(first));
                 let read_done = self.timelines.read(&self.timing, die, now, n * SLOT_BYTES);
                 reads_done = reads_done.max(read_done);
                 self.stats.nand_read_units_gc += 1;
-                for e in &mut live[count..] {
+                for e in &mut live[count..n_live] {
                     e.2 = read_done;
                 }
             }
         }
         let main = self.coupled.as_deref().is_some_and(|c| c.sb_kind[victim.0 as usize] != coupled::BlockKind::Meta);
         if main {
-            copies_done = copies_done.max(self.cgc_copy(victim, &live, now));
+            copies_done = copies_done.max(self.cgc_copy(victim, &live[..n_live], now));
         } else {
-            copies_done = copies_done.max(self.page_copy(victim, &live, now));
+            copies_done = copies_done.max(self.page_copy(victim, &live[..n_live], now));
             if let Some(c) = self.coupled.as_deref_mut() {
                 c.stats.meta_gc_victims += 1;
             }
