@@ -302,12 +302,19 @@ impl<E> From<LimitExceeded> for DriverError<E> {
     }
 }
 
+/// Inlined, so that its `Op` is written into the look-ahead ring a field
+/// at a time rather than returned through the stack and reloaded whole.
+#[inline(always)]
 fn synth(job: &JobSpec, offsets: &mut OffsetStream, rng: &mut SimRng, tag: &mut u64) -> Op {
     let bs = job.bs_blocks as u64;
-    let item = offsets.draw(job) / bs;
-    let per_file = (job.file_blocks / bs).max(1);
-    let file = ((item / per_file) as u32).min(job.nrfiles - 1);
-    let off = job.offset_blocks + (item % per_file) * bs;
+    // The same arithmetic without its divisions where they are by 1 or
+    // give 0 (4 KiB operations, an item in the first file): they were
+    // most of this function's time.
+    let draw = offsets.draw(job);
+    let (item, per_file) = if bs == 1 { (draw, job.file_blocks.max(1)) } else { (draw / bs, (job.file_blocks / bs).max(1)) };
+    let (file, within) =
+        if item < per_file { (0, item) } else { (((item / per_file) as u32).min(job.nrfiles - 1), item % per_file) };
+    let off = job.offset_blocks + within * bs;
     let pct = job.read_pct();
     let is_read = pct == 100 || (pct > 0 && rng.below(100) < pct as u64);
     *tag = tag.wrapping_add(1);
@@ -517,61 +524,70 @@ fn pump<T: IoTarget>(
         if cl.inflight >= job.iodepth {
             return Ok(());
         }
-        let op = if limits_reached(job, cl) {
-            None
-        } else {
-            match &mut cl.source {
-                Source::Synthetic { offsets, ahead, next, primed } => {
-                    if !*primed {
-                        for a in ahead.iter_mut() {
-                            *a = synth(job, offsets, &mut cl.rng, &mut cl.tag);
-                        }
-                        *primed = true;
-                    }
-                    let op = std::mem::replace(&mut ahead[*next], synth(job, offsets, &mut cl.rng, &mut cl.tag));
-                    *next = (*next + 1) % AHEAD;
-                    target.hint(ci, &ahead[(*next + HINT_SOON) % AHEAD], &ahead[(*next + AHEAD - 1) % AHEAD]);
-                    target.hint_next(ci, &ahead[*next]);
-                    Some(op)
-                }
-                Source::Replay { next } => {
-                    let log = job.iolog.as_ref().expect("replay job has a log");
-                    match log.ops.get(*next) {
-                        None => None,
-                        Some(o) => {
-                            let due = started + o.at;
-                            if !job.replay_no_stall && due > cl.cpu_free {
-                                if cl.wake_at.is_none() {
-                                    cl.wake_at = Some(due);
-                                    sched.schedule(due, Event::Wake { clone: ci as u32 });
-                                }
-                                return Ok(());
-                            }
-                            *next += 1;
-                            cl.tag = cl.tag.wrapping_add(1);
-                            let kind = match o.action {
-                                IologAction::Read => OpKind::Read,
-                                IologAction::Write => OpKind::Write,
-                                IologAction::Trim => OpKind::Trim,
-                                IologAction::Sync | IologAction::Datasync => {
-                                    let kind =
-                                        if o.action == IologAction::Sync { OpKind::Sync } else { OpKind::Datasync };
-                                    cl.sync_pending = Some(kind);
-                                    cl.last_file = o.file;
-                                    continue;
-                                }
-                            };
-                            Some(Op { kind, file: o.file, off: o.off_blocks, blocks: o.blocks, tag: cl.tag })
-                        }
-                    }
-                }
-            }
-        };
-        let Some(op) = op else {
+        // Out of ops: the clone ends once nothing is in flight. (No
+        // `Option<Op>` between here and `issue`: moving one went through
+        // the stack a few bytes at a time, and its reload stalled.)
+        fn out_of_ops(cl: &mut Clone) {
             if cl.inflight == 0 && cl.sync_pending.is_none() {
                 cl.finished = true;
             }
+        }
+        if limits_reached(job, cl) {
+            out_of_ops(cl);
             return Ok(());
+        }
+        let op = match &mut cl.source {
+            Source::Synthetic { offsets, ahead, next, primed } => {
+                if !*primed {
+                    for a in ahead.iter_mut() {
+                        *a = synth(job, offsets, &mut cl.rng, &mut cl.tag);
+                    }
+                    *primed = true;
+                }
+                // A copy out, then the new op assigned in place: not
+                // `mem::replace`, whose temporary is stored a field at
+                // a time and reloaded whole (a store-forwarding stall).
+                let op = ahead[*next];
+                ahead[*next] = synth(job, offsets, &mut cl.rng, &mut cl.tag);
+                *next = (*next + 1) % AHEAD;
+                target.hint(ci, &ahead[(*next + HINT_SOON) % AHEAD], &ahead[(*next + AHEAD - 1) % AHEAD]);
+                target.hint_next(ci, &ahead[*next]);
+                op
+            }
+            Source::Replay { next } => {
+                let log = job.iolog.as_ref().expect("replay job has a log");
+                match log.ops.get(*next) {
+                    None => {
+                        out_of_ops(cl);
+                        return Ok(());
+                    }
+                    Some(o) => {
+                        let due = started + o.at;
+                        if !job.replay_no_stall && due > cl.cpu_free {
+                            if cl.wake_at.is_none() {
+                                cl.wake_at = Some(due);
+                                sched.schedule(due, Event::Wake { clone: ci as u32 });
+                            }
+                            return Ok(());
+                        }
+                        *next += 1;
+                        cl.tag = cl.tag.wrapping_add(1);
+                        let kind = match o.action {
+                            IologAction::Read => OpKind::Read,
+                            IologAction::Write => OpKind::Write,
+                            IologAction::Trim => OpKind::Trim,
+                            IologAction::Sync | IologAction::Datasync => {
+                                let kind =
+                                    if o.action == IologAction::Sync { OpKind::Sync } else { OpKind::Datasync };
+                                cl.sync_pending = Some(kind);
+                                cl.last_file = o.file;
+                                continue;
+                            }
+                        };
+                        Op { kind, file: o.file, off: o.off_blocks, blocks: o.blocks, tag: cl.tag }
+                    }
+                }
+            }
         };
         issue(ci, cl, op, target, sched, costs)?;
         if op.kind == OpKind::Write {
