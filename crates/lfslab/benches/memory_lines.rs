@@ -17,6 +17,9 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOC: lfslab::huge_pages::HugePageAlloc = lfslab::huge_pages::HugePageAlloc;
 
+/// One multiply, lighter than `lfslab::sim::mix64` on purpose: with that
+/// one's two, the arithmetic between reads costs about 40 ns a step and
+/// hides the difference between the hints.
 fn mix(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
