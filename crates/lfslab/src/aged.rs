@@ -18,8 +18,8 @@ use std::path::Path;
 const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// Bump when the saved structures change shape within one version, or
 /// when aging would leave another state: a loaded state must be what a
-/// fresh aging gives (15: the FTL's GC scratch list is no longer saved).
-const FORMAT: u32 = 15;
+/// fresh aging gives (16: the page cache's LRU list is a ring of keys).
+const FORMAT: u32 = 16;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

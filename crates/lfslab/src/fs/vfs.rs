@@ -57,7 +57,7 @@ pub trait Vfs {
     /// Work the filesystem does on its own (flusher, background GC, discard),
     /// called periodically; the filesystem judges idleness itself.
     fn background(&mut self, now: SimTime) -> Result<(), FsError>;
-    /// Hint that block `off` of `ino` is touched soon (stage 0 early, 1 later, 2 next);
+    /// Hint that block `off` of `ino` is touched soon (stage 0 early, 1 later);
     /// never changes results.
     fn prefetch(&self, _ino: Ino, _off: u64, _stage: u8) {}
     /// A burst `d` of an application thread's CPU from `at` on the host's

@@ -3,6 +3,7 @@
 mod cpu_pool;
 mod lock;
 mod lock_table;
+mod lru_ring;
 mod page_cache;
 mod under_writeback;
 

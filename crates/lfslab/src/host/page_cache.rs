@@ -10,9 +10,9 @@
 //! offset order) read one entry and no other line. The table is flat
 //! where the kernel's is a radix tree: 8 bytes per offset up to the
 //! highest cached, resident only where pages were (in 2 MiB huge pages
-//! once a table passes 4 MiB, see `huge_pages`). A slab holds each
-//! page's place on the LRU list. Every page is on one intrusive list in
-//! order of last use, as Linux keeps dirty pages on the LRU too; eviction takes the
+//! once a table passes 4 MiB, see `huge_pages`). Every page is on one
+//! list in order of last use (`LruRing`: its entry holds its place), as
+//! Linux keeps dirty pages on the LRU too; eviction takes the
 //! least recently used clean page, and writeback leaves a page where it was
 //! (its age is its last use, not its writeback). A use is a read or the
 //! page's arrival: a rewrite of a cached page does not move it, as Linux's
@@ -27,6 +27,7 @@ use crate::sim::{SimDuration, SimTime};
 use serde::Serialize;
 use crate::slot_index::SlotIndex;
 use super::under_writeback::UnderWriteback;
+use super::lru_ring::{LruRing, TAGS};
 use std::collections::BTreeMap;
 
 /// fs-writeback.c MIN_WRITEBACK_PAGES: 4 MiB of 4 KiB pages, the smallest
@@ -73,26 +74,16 @@ fn pack((ino, off): Key) -> u64 {
 fn unpack(k: u64) -> Key {
     ((k >> 32) as u32, k & 0xffff_ffff)
 }
-const NIL: u32 = u32::MAX;
 /// Offsets per dirty bitmap chunk.
 const CHUNK_BITS: u32 = 12;
 const CHUNK_WORDS: usize = (1 << CHUNK_BITS) / 64;
 
 
-/// One cached page's place on the LRU list, in 16 bytes (16 M of them at
-/// paper size's 64 GiB). Its content and flags live in its file's page
-/// table (`Entry`), where lookups and writeback find them.
-#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
-struct Slot {
-    key: u64,
-    prev: u32,
-    next: u32,
-}
-
-/// A page table entry: `fp << 32 | flags | (slot + 1)`; 0 is no page.
-/// `DIRTY` stands for the xarray's DIRTY mark.
+/// A page table entry: `fp << 32 | flags | (tag + 1)`, the tag being the
+/// page's place on the LRU ring; 0 is no page. `DIRTY` stands for the
+/// xarray's DIRTY mark.
 type Entry = u64;
-const E_SLOT: u64 = (1 << 30) - 1;
+const E_TAG: u64 = (1 << 30) - 1;
 const DIRTY: u64 = 1 << 30;
 /// PG_reclaim: eviction met the page dirty and moved it on; once written
 /// back it goes to the front of the list, to be evicted next. Only a dirty
@@ -100,13 +91,19 @@ const DIRTY: u64 = 1 << 30;
 const RECLAIM: u64 = 1 << 31;
 
 #[inline]
-fn entry(fp: u32, flags: u64, slot: u32) -> Entry {
-    (fp as u64) << 32 | flags | (slot as u64 + 1)
+fn entry(fp: u32, flags: u64, tag: u32) -> Entry {
+    (fp as u64) << 32 | flags | (tag as u64 + 1)
 }
 #[inline]
-fn slot_in(e: Entry) -> u32 {
-    ((e & E_SLOT) as u32).wrapping_sub(1)
+fn tag_in(e: Entry) -> u32 {
+    ((e & E_TAG) as u32).wrapping_sub(1)
 }
+/// `e` at LRU place `tag`.
+#[inline]
+fn retagged(e: Entry, tag: u32) -> Entry {
+    e & !E_TAG | (tag as u64 + 1)
+}
+const _: () = assert!(TAGS <= E_TAG);
 #[inline]
 fn fp_in(e: Entry) -> u32 {
     (e >> 32) as u32
@@ -224,8 +221,6 @@ impl PageCacheStats {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PageCache {
     capacity: usize,
-    slots: Vec<Slot>,
-    free: Vec<u32>,
     /// Cached pages.
     len: usize,
     /// Inode -> its page table in `files`, plus one (0: none): directly
@@ -234,9 +229,8 @@ pub struct PageCache {
     file_index: SlotIndex,
     files: Vec<FilePages>,
     free_files: Vec<u32>,
-    /// All pages, least recently used at the head.
-    lru_head: u32,
-    lru_tail: u32,
+    /// All pages, least recently used at the front.
+    lru: LruRing,
     dirty: BTreeMap<u32, DirtyFile>,
     /// Per file, where the next range-cyclic writeback starts
     /// (`mapping->writeback_index`); absent means 0. Kept while the file
@@ -254,39 +248,28 @@ pub struct PageCache {
     /// When kupdate-style writeback last ran (`wb->last_old_flush`).
     last_old_flush: SimTime,
     pub stats: PageCacheStats,
-    /// Eviction's look-ahead (a cache hint, not state): a page about
-    /// `EVICT_AHEAD` pages past the list's head, and how many evictions
-    /// remain before the head reaches it.
-    #[serde(skip, default = "no_slot")]
-    evict_ahead: u32,
+    /// Eviction's look-ahead (a cache hint, not state): the ring position
+    /// up to which page table entries were fetched.
     #[serde(skip)]
-    evict_gap: u32,
-}
-
-fn no_slot() -> u32 {
-    NIL
+    evict_ahead: u64,
 }
 
 /// How many pages ahead of the head eviction fetches page table entries:
 /// each eviction clears its page's entry, a random line.
-const EVICT_AHEAD: u32 = 16;
+const EVICT_AHEAD: u64 = 16;
 
 impl PageCache {
     pub fn new(capacity_pages: usize) -> Self {
         assert!(capacity_pages > 0, "page cache needs at least one page");
         PageCache {
             capacity: capacity_pages,
-            // Eviction follows the insert that overflows, hence one more;
-            // reserved, not touched, so a large idle cache costs no RAM.
-            slots: Vec::with_capacity(capacity_pages + 1),
-            free: Vec::new(),
+            // Eviction follows the insert that overflows, hence one more.
+            lru: LruRing::new(capacity_pages + 1),
             len: 0,
             small_inos: Vec::new(),
             file_index: SlotIndex::default(),
             files: Vec::new(),
             free_files: Vec::new(),
-            lru_head: NIL,
-            lru_tail: NIL,
             dirty: BTreeMap::new(),
             writeback_index: BTreeMap::new(),
             dirty_count: 0,
@@ -294,8 +277,7 @@ impl PageCache {
             written_back: BTreeMap::new(),
             last_old_flush: SimTime::ZERO,
             stats: PageCacheStats::default(),
-            evict_ahead: NIL,
-            evict_gap: 0,
+            evict_ahead: 0,
         }
     }
 
@@ -338,8 +320,8 @@ impl PageCache {
     }
 
     #[cfg(test)]
-    fn slot_of(&self, (ino, off): Key) -> Option<u32> {
-        self.find(ino, off).map(|(_, e)| slot_in(e))
+    fn cached(&self, (ino, off): Key) -> bool {
+        self.find(ino, off).is_some()
     }
 
     /// Enter page (ino, off) as `e`, making or growing its file's table.
@@ -415,7 +397,7 @@ impl PageCache {
         crate::prefetch::prefetch(&self.files[f as usize].table, off as usize);
     }
 
-    /// Fetch the entry of the page whose slot has `key`.
+    /// Fetch the entry of the page `key`.
     #[inline]
     fn prefetch_key(&self, key: u64) {
         let (ino, off) = unpack(key);
@@ -426,21 +408,10 @@ impl PageCache {
 
     /// Hint that page (ino, off) will be used soon, in stages a few
     /// operations apart: 0 fetches its page table entry, 1 the dirty bitmap
-    /// word a write sets, 2 (the next operation's, a read's) reads its slot
-    /// and fetches the slots beside it on the LRU list, which a read hit
-    /// unlinks it from. A hint never changes results.
+    /// word a write sets. A hint never changes results.
     #[inline]
     pub fn prefetch(&self, ino: u32, off: u64, stage: u8) {
         if off >= 1 << 32 {
-            return;
-        }
-        if stage == 2 {
-            if let Some((_, e)) = self.find(ino, off) {
-                let s = &self.slots[slot_in(e) as usize];
-                for n in [s.prev, s.next].into_iter().filter(|&n| n != NIL) {
-                    crate::prefetch::prefetch(&self.slots, n as usize);
-                }
-            }
             return;
         }
         let dirty = self.dirty.get(&ino);
@@ -470,54 +441,49 @@ impl PageCache {
         self.dirty_count
     }
 
-    fn lru_unlink(&mut self, i: u32) {
-        let Slot { prev, next, .. } = self.slots[i as usize];
-        match prev {
-            NIL => self.lru_head = next,
-            p => self.slots[p as usize].next = next,
+    /// Put page `key` at the most recently used end (or the least, `front`);
+    /// its new place. A copy of it already on the ring goes stale once the
+    /// caller enters the new place in its entry.
+    fn lru_push(&mut self, key: u64, front: bool) -> u32 {
+        if self.lru.full() {
+            self.compact_lru();
         }
-        match next {
-            NIL => self.lru_tail = prev,
-            n => self.slots[n as usize].prev = prev,
+        if front {
+            self.lru.push_front(key)
+        } else {
+            self.lru.push_back(key)
         }
     }
 
-    /// Put page `i` at the most recently used end.
-    fn lru_push(&mut self, i: u32) {
-        let s = &mut self.slots[i as usize];
-        s.prev = self.lru_tail;
-        s.next = NIL;
-        match self.lru_tail {
-            NIL => self.lru_head = i,
-            t => self.slots[t as usize].next = i,
-        }
-        self.lru_tail = i;
+    /// Drop the ring's stale keys, giving the live pages new places.
+    fn compact_lru(&mut self) {
+        let mut lru = std::mem::replace(&mut self.lru, LruRing::new(0));
+        lru.compact(|key, tag, new| {
+            let (ino, off) = unpack(key);
+            match self.find(ino, off) {
+                Some((p, e)) if tag_in(e) == tag => {
+                    *self.e_mut(p) = retagged(e, new);
+                    true
+                }
+                _ => false,
+            }
+        });
+        self.lru = lru;
+        self.evict_ahead = 0;
     }
 
-    /// Put page `i` at the least recently used end, to be evicted next.
-    fn lru_push_front(&mut self, i: u32) {
-        let s = &mut self.slots[i as usize];
-        s.prev = NIL;
-        s.next = self.lru_head;
-        match self.lru_head {
-            NIL => self.lru_tail = i,
-            h => self.slots[h as usize].prev = i,
-        }
-        self.lru_head = i;
-    }
-
-    /// Touch page `i`: unlink and push to the most recently used end.
-    fn touch(&mut self, i: u32) {
-        self.lru_unlink(i);
-        self.lru_push(i);
+    /// Move page `key`, whose entry is at `p`, to the most recently used end.
+    fn touch(&mut self, key: Key, p: Pos) {
+        let tag = self.lru_push(pack(key), false);
+        *self.e_mut(p) = retagged(self.e(p), tag);
     }
 
     /// Content of a cached page (None on a miss); a hit refreshes its LRU age.
     pub fn get(&mut self, ino: u32, off: u64) -> Option<u32> {
         match self.find(ino, off) {
-            Some((_, e)) => {
+            Some((p, e)) => {
                 self.stats.hits += 1;
-                self.touch(slot_in(e));
+                self.touch((ino, off), p);
                 Some(fp_in(e))
             }
             None => {
@@ -552,30 +518,25 @@ impl PageCache {
                 }
                 // set_page_dirty clears PG_reclaim: the page is in use again.
                 let flags = if dirty { DIRTY } else { e & RECLAIM };
-                *self.e_mut(p) = entry(fp, flags, slot_in(e));
+                *self.e_mut(p) = entry(fp, flags, tag_in(e));
                 if accessed {
-                    self.touch(slot_in(e));
+                    self.touch(key, p);
                 }
             }
             None => {
-                let i = take_free(&mut self.slots, &mut self.free, Slot { key: pack(key), prev: NIL, next: NIL });
-                assert!((i as u64) < E_SLOT, "page cache slot {i} beyond the entry's 30 bits");
-                self.place(ino, off, entry(fp, if dirty { DIRTY } else { 0 }, i));
+                let tag = self.lru_push(pack(key), false);
+                self.place(ino, off, entry(fp, if dirty { DIRTY } else { 0 }, tag));
                 self.len += 1;
-                self.lru_push(i);
             }
         }
         self.evict_clean();
         before.map_or(0, |(_, e)| e)
     }
 
-    /// Drop page `i`, whose entry is at `p`.
-    fn remove_slot(&mut self, i: u32, p: Pos) {
-        debug_assert_eq!(slot_in(self.e(p)), i);
-        self.lru_unlink(i);
+    /// Drop the page whose entry is at `p` (its key on the ring goes stale).
+    fn remove_page(&mut self, p: Pos) {
         self.unplace(p);
         self.len -= 1;
-        self.free.push(i);
     }
 
     /// Evict clean pages, least recently used first, while over capacity.
@@ -586,62 +547,41 @@ impl PageCache {
     /// passes each dirty page once, not on every call; writeback then puts
     /// it back at the head (`take_offsets`).
     fn evict_clean(&mut self) {
-        let (mut evicted, mut moved) = (0, 0);
+        let mut moved = 0;
         // With a clean page on the list, the loop reaches it.
         while self.len > self.capacity && self.len > self.dirty_count {
-            let h = self.lru_head;
-            let (ino, off) = unpack(self.slots[h as usize].key);
-            let (p, e) = self.find(ino, off).expect("a listed page has an entry");
+            let (key, tag) = self.lru.pop_front().expect("cached pages are on the LRU ring");
+            let (ino, off) = unpack(key);
+            let Some((p, e)) = self.find(ino, off).filter(|&(_, e)| tag_in(e) == tag) else {
+                continue; // a stale copy: the page moved or left
+            };
             if e & DIRTY != 0 {
                 moved += 1;
                 assert!(moved <= self.dirty_count, "page cache: {} dirty pages counted, but more met at the head", self.dirty_count);
-                self.lru_unlink(h);
-                *self.e_mut(p) |= RECLAIM;
-                self.lru_push(h);
+                let tag = self.lru_push(key, false);
+                *self.e_mut(p) = retagged(e, tag) | RECLAIM;
                 continue;
             }
-            self.remove_slot(h, p);
+            self.remove_page(p);
             self.stats.evictions += 1;
-            evicted += 1;
         }
-        // The next victim is probably the head's page: fetch its entry,
-        // and the slot after it for the eviction after that.
-        let h = self.lru_head;
-        if h != NIL {
-            let s = self.slots[h as usize];
-            self.prefetch_key(s.key);
-            if s.next != NIL {
-                crate::prefetch::prefetch(&self.slots, s.next as usize);
-            }
-            self.evict_look_ahead(evicted + moved as u32);
-        }
+        self.evict_look_ahead();
     }
 
-    /// Move eviction's look-ahead on by the `taken` pages just evicted or
-    /// moved on (and one more while it is short of `EVICT_AHEAD`), fetching the
-    /// entry of each page it passes and the next slot on the list. Each
-    /// step loads a slot the previous step fetched, so the entry arrives
-    /// about `EVICT_AHEAD` evictions before it is cleared instead of one.
-    /// Pages between may be touched, moved or dropped meanwhile; the
-    /// pointer is a guess, re-seated at the head when its gap runs out or
-    /// the list ends. Only hints: no result depends on it.
-    fn evict_look_ahead(&mut self, taken: u32) {
-        self.evict_gap = self.evict_gap.saturating_sub(taken);
-        if self.evict_gap == 0 || self.evict_ahead == NIL {
-            self.evict_ahead = self.lru_head;
-            self.evict_gap = 0;
-        }
-        let steps = taken + (self.evict_gap < EVICT_AHEAD) as u32;
-        for _ in 0..steps {
-            let Some(&s) = self.slots.get(self.evict_ahead as usize) else { break };
-            if s.next == NIL {
-                break;
+    /// Fetch the entries of the pages up to `EVICT_AHEAD` places from the
+    /// ring's front that no earlier call fetched: each eviction clears its
+    /// page's entry, a random line, which then arrives about
+    /// `EVICT_AHEAD` evictions early. Pages between may be touched or
+    /// dropped meanwhile; only hints, no result depends on them.
+    fn evict_look_ahead(&mut self) {
+        let front = self.lru.front_pos();
+        let end = front + EVICT_AHEAD.min(self.lru.len() as u64);
+        for pos in self.evict_ahead.max(front)..end {
+            if let Some(key) = self.lru.key_at(pos) {
+                self.prefetch_key(key);
             }
-            self.prefetch_key(s.key);
-            self.evict_gap += 1;
-            crate::prefetch::prefetch(&self.slots, s.next as usize);
-            self.evict_ahead = s.next;
         }
+        self.evict_ahead = self.evict_ahead.max(end);
     }
 
     /// A page read from disk.
@@ -935,12 +875,8 @@ impl PageCache {
             // met dirty goes to the head once written back (here when it is
             // taken: the model cleans a page at submission).
             if e & RECLAIM != 0 {
-                let i = slot_in(e);
-                self.lru_unlink(i);
-                self.lru_push_front(i);
-                // One more page before eviction's look-ahead (its entry is
-                // cached now).
-                self.evict_gap += 1;
+                let tag = self.lru_push(pack((ino, off)), true);
+                *self.e_mut(p) = retagged(self.e(p), tag);
             }
             self.unmark_dirty((ino, off));
         }
@@ -968,10 +904,9 @@ impl PageCache {
         let table = &self.files[f as usize].table;
         let end = to.min(table.len() as u64) as usize;
         let start = (from as usize).min(end);
-        let victims: Vec<(u32, Pos)> =
-            (start..end).filter(|&o| table[o] != 0).map(|o| (slot_in(table[o]), (f, o))).collect();
-        for (i, p) in victims {
-            self.remove_slot(i, p);
+        let victims: Vec<Pos> = (start..end).filter(|&o| table[o] != 0).map(|o| (f, o)).collect();
+        for p in victims {
+            self.remove_page(p);
         }
     }
 }
@@ -1082,7 +1017,6 @@ mod tests {
     /// since 4.7 marks pages accessed on reads only); a read moves it.
     #[test]
     fn a_rewrite_does_not_refresh_a_pages_age() {
-        assert_eq!(std::mem::size_of::<Slot>(), 16);
         for read_it in [false, true] {
             let mut c = PageCache::new(2);
             c.insert_clean(1, 0, 10);
@@ -1094,7 +1028,7 @@ mod tests {
             assert_eq!(c.take_dirty(1, 8), vec![(0, 12)]);
             c.insert_clean(1, 2, 13);
             let evicted = if read_it { 1 } else { 0 };
-            assert_eq!(c.slot_of((1, evicted)), None, "read first: {read_it}");
+            assert_eq!(c.cached((1, evicted)), false, "read first: {read_it}");
             assert_eq!(c.len(), 2);
         }
     }
@@ -1110,7 +1044,7 @@ mod tests {
             c.write(1, 0, 10, SimTime(1));
             c.insert_clean(1, 1, 11);
             c.insert_clean(1, 2, 12); // page 0 is moved on, page 1 evicted
-            assert_eq!((c.slot_of((1, 1)), c.stats.evictions), (None, 1));
+            assert_eq!((c.cached((1, 1)), c.stats.evictions), (false, 1));
             assert!(c.find(1, 0).unwrap().1 & RECLAIM != 0);
             if rewritten {
                 c.write(1, 0, 13, SimTime(2));
@@ -1118,7 +1052,7 @@ mod tests {
             assert_eq!(c.take_dirty(1, 8).len(), 1);
             c.insert_clean(1, 3, 14);
             let evicted = if rewritten { 2 } else { 0 };
-            assert_eq!(c.slot_of((1, evicted)), None, "rewritten: {rewritten}");
+            assert_eq!(c.cached((1, evicted)), false, "rewritten: {rewritten}");
             assert_eq!(c.len(), 2);
         }
     }

@@ -154,8 +154,6 @@ pub trait IoTarget {
     /// Two of the clone's upcoming synthetic ops, for prefetching: `soon`
     /// (second stage) and `later` (first stage); see `AHEAD`.
     fn hint(&mut self, _clone: usize, _soon: &Op, _later: &Op) {}
-    /// The clone's next synthetic op, for a last prefetch stage.
-    fn hint_next(&mut self, _clone: usize, _next: &Op) {}
     /// Idle-time work (filesystem daemons); called by the daemon tick when
     /// no I/O completed for 100 ms.
     fn idle(&mut self, _now: SimTime) -> Result<(), Self::Error> {
@@ -551,7 +549,6 @@ fn pump<T: IoTarget>(
                 ahead[*next] = synth(job, offsets, &mut cl.rng, &mut cl.tag);
                 *next = (*next + 1) % AHEAD;
                 target.hint(ci, &ahead[(*next + HINT_SOON) % AHEAD], &ahead[(*next + AHEAD - 1) % AHEAD]);
-                target.hint_next(ci, &ahead[*next]);
                 op
             }
             Source::Replay { next } => {

@@ -185,16 +185,6 @@ impl<V: Vfs> IoTarget for FsTarget<'_, V> {
         }
     }
 
-    fn hint_next(&mut self, clone: usize, next: &Op) {
-        // Only a read moves its page on the LRU list (a write leaves it).
-        if self.direct[clone] || next.kind != OpKind::Read {
-            return;
-        }
-        if let Some(&ino) = self.files.files[clone].get(next.file as usize) {
-            self.fs.prefetch(ino, next.off, 2);
-        }
-    }
-
     fn tick(&mut self, now: SimTime) -> Result<(), FsError> {
         self.fs.background(now)
     }
