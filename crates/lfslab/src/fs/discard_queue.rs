@@ -178,13 +178,6 @@ impl DiscardQueue {
         self.assign(start, start + len as u64, true);
     }
 
-    /// Queue many ranges at once: the same queue as inserting them one by one.
-    pub fn extend(&mut self, runs: &[(u64, u32)]) {
-        for &(s, l) in runs {
-            self.insert(s, l);
-        }
-    }
-
     /// Up to `max` runs to discard now. Each queued range visited (in
     /// address order from where the last round stopped) is cut to the
     /// blocks `safe` still allows; of the pieces of at least `granularity`
@@ -337,8 +330,8 @@ mod tests {
                                 (rng.below(span), rng.below(longest) as u32)
                             })
                             .collect();
-                        q.extend(&runs);
                         for &(s, l) in &runs {
+                            q.insert(s, l);
                             m.insert(s, l);
                         }
                     }

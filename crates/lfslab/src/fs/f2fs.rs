@@ -759,14 +759,16 @@ impl<D: BlockDevice> F2fs<D> {
             t = t.max(self.write_meta(start, &blks, 4));
         }
         let keep = self.d2fs_sections_to_keep();
-        let sit = self.sm.checkpoint(&keep);
-        let freed = sit.freed;
         // add_discard_addrs: plain F2FS discards the blocks this checkpoint
         // released in segments still in use (zoned F2FS resets whole zones;
-        // D2FS and IPLFS discard on their own terms).
-        if !self.cfg.zoned && self.d2fs.is_none() && !self.iplfs() && self.cfg.discard != DiscardPolicy::Off {
-            self.pending_discards.extend(&sit.discard_runs);
-        }
+        // D2FS and IPLFS discard on their own terms), queued as they are found.
+        let sit = if !self.cfg.zoned && self.d2fs.is_none() && !self.iplfs() && self.cfg.discard != DiscardPolicy::Off {
+            let queue = &mut self.pending_discards;
+            self.sm.checkpoint_discarding(&keep, Some(&mut |start, len| queue.insert(start, len)))
+        } else {
+            self.sm.checkpoint_discarding(&keep, None)
+        };
+        let freed = sit.freed;
         if sit.dirty_entries > SIT_JOURNAL_ENTRIES && !self.iplfs() {
             let mut blks: Vec<u64> = sit
                 .dirty_blocks

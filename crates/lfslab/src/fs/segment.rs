@@ -195,6 +195,7 @@ pub struct SitCheckpoint {
     /// `add_discard_addrs`: runs of blocks in `ckpt_valid_map` but no longer
     /// valid, in segments still holding valid blocks (dead segments are
     /// discarded whole when their section is freed).
+    /// `checkpoint_discarding` leaves it empty.
     pub discard_runs: Vec<(u64, u32)>,
 }
 
@@ -908,6 +909,16 @@ impl SegmentManager {
     /// checkpointed bitmaps catch up, and the dirty SIT state is reported and
     /// cleared. Sections in `keep` stay prefree (D2FS: records still name them).
     pub fn checkpoint(&mut self, keep: &BTreeSet<u32>) -> SitCheckpoint {
+        let mut runs = Vec::new();
+        let mut c = self.checkpoint_discarding(keep, Some(&mut |start, len| runs.push((start, len))));
+        c.discard_runs = runs;
+        c
+    }
+
+    /// `checkpoint`, handing `discard` each run of `add_discard_addrs` as
+    /// it is found instead of collecting them; with None (a filesystem that
+    /// does not discard at checkpoints) the maps are not scanned for runs.
+    pub fn checkpoint_discarding(&mut self, keep: &BTreeSet<u32>, mut discard: Option<&mut dyn FnMut(u64, u32)>) -> SitCheckpoint {
         let (kept, freed): (BTreeSet<u32>, BTreeSet<u32>) = std::mem::take(&mut self.prefree).into_iter().partition(|s| keep.contains(s));
         self.prefree = kept;
         let freed: Vec<u32> = freed.into_iter().collect();
@@ -926,11 +937,10 @@ impl SegmentManager {
                 e.mtime_ns = 0;
             }
         }
-        let mut discard_runs = Vec::new();
         let dirty_entries = self.dirty_sit_entries.take_sorted();
         for &segno in &dirty_entries {
             let e = &self.segs[segno as usize];
-            if e.valid > 0 && (e.valid as u32) < BLOCKS_PER_SEG {
+            if let Some(discard) = discard.as_mut().filter(|_| e.valid > 0 && (e.valid as u32) < BLOCKS_PER_SEG) {
                 let start = self.layout.seg_start(segno);
                 let mut d = [0u64; 8];
                 for (w, x) in d.iter_mut().enumerate() {
@@ -939,7 +949,7 @@ impl SegmentManager {
                 let mut off = 0;
                 while let Some(s) = next_bit(&d, off, true) {
                     let end = next_bit(&d, s, false).unwrap_or(BLOCKS_PER_SEG);
-                    discard_runs.push((start + s as u64, end - s));
+                    discard(start + s as u64, end - s);
                     off = end;
                 }
             }
@@ -954,7 +964,7 @@ impl SegmentManager {
         }
         let mut dirty_blocks: Vec<u64> = dirty_entries.iter().map(|&s| self.layout.sit_block_of(s)).collect();
         dirty_blocks.dedup();
-        SitCheckpoint { freed, dirty_entries: dirty_entries.len(), dirty_blocks, discard_runs }
+        SitCheckpoint { freed, dirty_entries: dirty_entries.len(), dirty_blocks, discard_runs: Vec::new() }
     }
 
     // ---- mount after a crash (fs/f2fs/mount.rs) ------------------------------

@@ -31,7 +31,9 @@ impl LruRing {
     pub fn new(max_live: usize) -> Self {
         let limit = 2 * max_live + 2;
         assert!((limit as u64) < TAGS, "LRU ring of {limit} positions: tags are {TAGS} apart");
-        LruRing { keys: VecDeque::new(), base: 1 << 62, limit }
+        // Reserved, not touched: a large idle cache costs no RAM, and the
+        // ring never grows by copying.
+        LruRing { keys: VecDeque::with_capacity(limit), base: 1 << 62, limit }
     }
 
     #[inline]
