@@ -359,6 +359,10 @@ pub struct F2fs<D: BlockDevice> {
     #[serde(skip)]
     flagged: FlaggedFiles,
     scratch_read: Vec<Option<Fingerprint>>,
+    /// The radix sort's second buffer for `discard_blocks`, kept so a
+    /// paper-size checkpoint's million blocks do not fault in fresh memory.
+    #[serde(skip)]
+    discard_sort: Vec<u64>,
     cache: PageCache,
     /// The flusher thread's work and next step (`fs::flusher`).
     pub(super) flush: Flusher,
@@ -481,6 +485,7 @@ impl<D: BlockDevice> F2fs<D> {
             pending_discards: Default::default(),
             flagged: FlaggedFiles::default(),
             scratch_read: Vec::new(),
+            discard_sort: Vec::new(),
             cache: PageCache::new(cfg.page_cache_pages),
             flush: Default::default(),
             used_blocks: 0,

@@ -51,6 +51,10 @@ pub struct MigrationLog {
     pub peak_outstanding: usize,
     pub records_created: u64,
     pub upcalls_placed: u64,
+    /// Memory for `complete`'s result, handed back by `recycle`: a
+    /// checkpoint at paper size frees a million records at once.
+    #[serde(skip)]
+    spare: Vec<MigrationRecord>,
 }
 
 impl MigrationLog {
@@ -63,6 +67,7 @@ impl MigrationLog {
             next_upcall: 1,
             sq: VecDeque::new(),
             per_upcall: records_per_upcall,
+            spare: Vec::new(),
             peak_outstanding: 0,
             records_created: 0,
             upcalls_placed: 0,
@@ -137,8 +142,10 @@ impl MigrationLog {
     }
 
     /// The host completed every upcall up to `upcall` (migration CQ entry):
-    /// their records are synced and freed. Returns the freed records.
+    /// their records are synced and freed. Returns the freed records (give
+    /// the vector back with `recycle`).
     pub fn complete(&mut self, upcall: u64) -> Vec<MigrationRecord> {
+        let mut synced = std::mem::take(&mut self.spare);
         let sq_front = self.sq.front().map(|q| q.id);
         let n = self.outstanding.iter().take_while(|(_, u)| u.is_some_and(|u| u <= upcall)).count();
         if let Some(&(_, Some(u))) = n.checked_sub(1).and_then(|k| self.outstanding.get(k)) {
@@ -149,7 +156,7 @@ impl MigrationLog {
         // (a sequential write) and indexing what stays costs less than a
         // random removal per freed record. The index answers the same.
         if n > rest + self.by_old.buckets() / 64 {
-            let synced = self.outstanding.drain(..n).map(|(r, _)| r).collect();
+            synced.extend(self.outstanding.drain(..n).map(|(r, _)| r));
             self.by_old.clear();
             for k in 0..rest {
                 let r = self.outstanding[k].0;
@@ -157,7 +164,6 @@ impl MigrationLog {
             }
             return synced;
         }
-        let mut synced = Vec::with_capacity(n);
         for _ in 0..n {
             let r = self.outstanding.front().expect("counted").0;
             // Unindexed while it is still in the queue, where the index
@@ -167,6 +173,12 @@ impl MigrationLog {
             synced.push(r);
         }
         synced
+    }
+
+    /// Keep `v`'s memory for the next `complete`.
+    pub fn recycle(&mut self, mut v: Vec<MigrationRecord>) {
+        v.clear();
+        self.spare = v;
     }
 
     /// Outstanding records after `last` (crash recovery re-submission, §7).

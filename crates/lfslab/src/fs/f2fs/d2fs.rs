@@ -160,9 +160,10 @@ impl<D: BlockDevice> F2fs<D> {
         }
     }
 
-    /// Send discards for `blks` (merged into runs), not waiting for them.
-    pub(super) fn discard_blocks(&mut self, at: SimTime, mut blks: Vec<u64>) {
-        sort_blocks(&mut blks);
+    /// Send discards for `blks` (merged into runs), not waiting for them;
+    /// `blks` is left empty, its memory kept for the next batch.
+    pub(super) fn discard_blocks(&mut self, at: SimTime, blks: &mut Vec<u64>) {
+        sort_blocks(blks, &mut self.discard_sort);
         let mut i = 0;
         while i < blks.len() {
             let mut n = 1;
@@ -174,15 +175,17 @@ impl<D: BlockDevice> F2fs<D> {
             self.dev.discard(at, Lpn(blks[i]), n as u32);
             i += n;
         }
+        blks.clear();
     }
 
     /// End of a filesystem operation: send immediate discards, then run the
     /// upcall handler if a completion carried the UPCALL flag.
     pub(super) fn d2fs_after_op(&mut self, at: SimTime) {
         let Some(d) = &mut self.d2fs else { return };
-        let now = std::mem::take(&mut d.now);
+        let mut now = std::mem::take(&mut d.now);
         self.stats.immediate_discard_blocks += now.len() as u64;
-        self.discard_blocks(at, now);
+        self.discard_blocks(at, &mut now);
+        self.d2fs.as_mut().expect("d2fs").now = now;
         self.wake_upcall_handler(at);
     }
 
@@ -415,12 +418,14 @@ impl<D: BlockDevice> F2fs<D> {
         d.cp_done_upcall = d.done_upcall;
         d.dead_since_cp = 0;
         d.invalidated_since_cp = 0;
-        let deferred = std::mem::take(&mut d.deferred);
-        let now = std::mem::take(&mut d.now);
+        let mut deferred = std::mem::take(&mut d.deferred);
+        let mut now = std::mem::take(&mut d.now);
         let upcall = d.cp_done_upcall;
         self.stats.immediate_discard_blocks += now.len() as u64;
-        self.discard_blocks(t, now);
-        self.discard_blocks(t, deferred);
+        self.discard_blocks(t, &mut now);
+        self.discard_blocks(t, &mut deferred);
+        let d = self.d2fs.as_mut().expect("d2fs");
+        (d.now, d.deferred) = (now, deferred);
         // The completion thread: one CQ entry for everything checkpointed.
         self.dev.complete_upcalls(upcall);
         if let Some(r) = &mut self.recovery {
@@ -447,7 +452,8 @@ impl<D: BlockDevice> F2fs<D> {
 /// hundreds of thousands of random blocks at paper size, so a least
 /// significant digit radix sort (11-bit digits, as many passes as the
 /// largest number needs) instead of comparisons. The order is the same.
-fn sort_blocks(v: &mut Vec<u64>) {
+/// `scratch` is the second buffer (its contents are lost).
+fn sort_blocks(v: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     const BITS: u32 = 11;
     if v.len() < 1024 {
         v.sort_unstable();
@@ -455,26 +461,26 @@ fn sort_blocks(v: &mut Vec<u64>) {
     }
     let max = v.iter().copied().max().unwrap_or(0);
     let passes = (64 - max.leading_zeros()).div_ceil(BITS);
-    let mut src = std::mem::take(v);
-    let mut dst = vec![0u64; src.len()];
+    let (src, dst) = (v, scratch);
+    dst.clear();
+    dst.resize(src.len(), 0);
     for pass in 0..passes {
         let shift = pass * BITS;
         let mut count = [0usize; 1 << BITS];
-        for &x in &src {
+        for &x in src.iter() {
             count[((x >> shift) & ((1 << BITS) - 1)) as usize] += 1;
         }
         let mut at = 0;
         for c in count.iter_mut() {
             (*c, at) = (at, at + *c);
         }
-        for &x in &src {
+        for &x in src.iter() {
             let d = ((x >> shift) & ((1 << BITS) - 1)) as usize;
             dst[count[d]] = x;
             count[d] += 1;
         }
-        std::mem::swap(&mut src, &mut dst);
+        std::mem::swap(src, dst);
     }
-    *v = src;
 }
 
 #[cfg(test)]
@@ -491,7 +497,7 @@ mod sort_tests {
                 .collect();
             let mut want = v.clone();
             want.sort_unstable();
-            super::sort_blocks(&mut v);
+            super::sort_blocks(&mut v, &mut vec![7; 3]);
             assert_eq!(v, want, "{n} numbers below {range}");
         }
     }

@@ -58,7 +58,7 @@ impl<D: BlockDevice> F2fs<D> {
             }
         }
         let before = self.stats.discard_cmds;
-        self.discard_blocks(t, blks);
+        self.discard_blocks(t, &mut blks);
         self.stats.discard_log_entries += self.stats.discard_cmds - before;
     }
 }

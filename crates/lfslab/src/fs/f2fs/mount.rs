@@ -265,7 +265,7 @@ impl<D: BlockDevice> F2fs<D> {
                 }
             }
             rep.blocks_trimmed = dead.len() as u64;
-            fs.discard_blocks(t, dead);
+            fs.discard_blocks(t, &mut dead);
         }
         if fs.sm.restart_logs().is_err() {
             // Every free section is taken: release the sections recovery

@@ -505,7 +505,7 @@ impl Ssd {
         let Some(c) = self.coupled.as_deref_mut() else { return };
         let synced = c.log.complete(upcall);
         c.stats.records_synced += synced.len() as u64;
-        for r in synced {
+        for r in &synced {
             let (sec, _) = c.section_of(r.old, self.sps);
             if c.is_gc_sec(sec) {
                 let d = &mut c.draining[(sec - c.gc_first_sec) as usize];
@@ -515,6 +515,7 @@ impl Ssd {
                 }
             }
         }
+        c.log.recycle(synced);
     }
 
     /// Crash recovery (§7): outstanding records after the host's last processed one.
