@@ -29,6 +29,18 @@ pub struct DiscardQueue {
     runs: usize,
     /// Where the next ordered round starts (`dcc->next_pos`).
     next_pos: u64,
+    /// `take`'s working memory, kept between rounds: an immediate round at
+    /// paper size visits hundreds of thousands of ranges, and fresh vectors
+    /// that size fault in new pages every time.
+    scratch: Scratch,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    visit: Vec<(u64, u64)>,
+    pieces: Vec<(u64, u32)>,
+    order: Vec<usize>,
+    chosen: Vec<bool>,
 }
 
 /// The saved form: start block -> length, as the queue was kept before the
@@ -184,9 +196,12 @@ impl DiscardQueue {
     /// blocks, those of DEFAULT_DISCARD_GRANULARITY (16) or more go first,
     /// largest first, then the smaller ones in address order, as
     /// `__issue_discard_cmd` walks its pending lists. The rest stay queued.
-    pub fn take(&mut self, max: usize, granularity: u32, mut safe: impl FnMut(u64) -> bool) -> Vec<(u64, u32)> {
+    /// `issue` gets each, in that order.
+    pub fn take(&mut self, max: usize, granularity: u32, mut safe: impl FnMut(u64) -> bool, mut issue: impl FnMut(u64, u32)) {
         let limit = MAX_VISIT.max(max);
-        let mut visit: Vec<(u64, u64)> = Vec::new();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let Scratch { visit, pieces, order, chosen } = &mut scratch;
+        visit.clear();
         // Ranges starting at or after next_pos, then those before it (a
         // range holding next_pos starts before it).
         let mut p = self.next_pos;
@@ -205,17 +220,28 @@ impl DiscardQueue {
             }
             p = 0;
         }
-        let mut pieces = Vec::new();
-        for (s, e) in visit {
+        pieces.clear();
+        for &(s, e) in visit.iter() {
             self.assign(s, e, false);
-            cut(s, e, &mut safe, &mut pieces);
+            cut(s, e, &mut safe, pieces);
             self.next_pos = e;
         }
-        let (chosen, rest) = choose(pieces, max, granularity);
-        for (rs, rl) in rest {
+        choose(pieces, max, granularity, order, chosen);
+        for (&(rs, rl), _) in pieces.iter().zip(chosen.iter()).filter(|&(_, &c)| !c) {
             self.insert(rs, rl);
         }
-        chosen
+        for &i in order.iter() {
+            issue(pieces[i].0, pieces[i].1);
+        }
+        self.scratch = scratch;
+    }
+
+    /// `take`, collected.
+    #[cfg(test)]
+    fn take_all(&mut self, max: usize, granularity: u32, safe: impl FnMut(u64) -> bool) -> Vec<(u64, u32)> {
+        let mut out = Vec::new();
+        self.take(max, granularity, safe, |s, l| out.push((s, l)));
+        out
     }
 }
 
@@ -235,20 +261,23 @@ fn cut(s: u64, e: u64, safe: &mut impl FnMut(u64) -> bool, pieces: &mut Vec<(u64
     pieces.extend(run);
 }
 
-/// Of `pieces`, the up to `max` to issue (those of at least `granularity`
-/// blocks: DEFAULT_DISCARD_GRANULARITY or more first, largest first, then
-/// the smaller in address order) and the rest, which stay queued.
-fn choose(pieces: Vec<(u64, u32)>, max: usize, granularity: u32) -> (Vec<(u64, u32)>, Vec<(u64, u32)>) {
-    let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| pieces[i].1 >= granularity).collect();
-    // Stable: equal lengths keep address order.
-    order.sort_by_key(|&i| if pieces[i].1 >= DEFAULT_GRANULARITY { (0, u32::MAX - pieces[i].1) } else { (1, 0) });
+/// Of `pieces` (in address order), the up to `max` to issue, as indices in
+/// `order`: those of at least `granularity` blocks,
+/// DEFAULT_DISCARD_GRANULARITY or more first, largest first, then the
+/// smaller in address order. `chosen[i]` says whether piece `i` is one;
+/// the rest stay queued.
+fn choose(pieces: &[(u64, u32)], max: usize, granularity: u32, order: &mut Vec<usize>, chosen: &mut Vec<bool>) {
+    order.clear();
+    order.extend((0..pieces.len()).filter(|&i| pieces[i].1 >= granularity));
+    // Equal lengths keep address order: the index is the last key, so an
+    // unstable sort (which allocates nothing) gives the stable order.
+    order.sort_unstable_by_key(|&i| if pieces[i].1 >= DEFAULT_GRANULARITY { (0, u32::MAX - pieces[i].1, i) } else { (1, 0, i) });
     order.truncate(max);
-    let mut chosen = vec![false; pieces.len()];
-    for &i in &order {
+    chosen.clear();
+    chosen.resize(pieces.len(), false);
+    for &i in order.iter() {
         chosen[i] = true;
     }
-    let rest = pieces.iter().enumerate().filter(|&(i, _)| !chosen[i]).map(|(_, &p)| p).collect();
-    (order.into_iter().map(|i| pieces[i]).collect(), rest)
 }
 
 #[cfg(test)]
@@ -303,11 +332,12 @@ mod tests {
                 self.next_pos = s + len as u64;
             }
             // Cutting and choosing are shared; what differs is the container.
-            let (chosen, rest) = choose(pieces, max, granularity);
-            for (rs, rl) in rest {
+            let (mut order, mut chosen) = (Vec::new(), Vec::new());
+            choose(&pieces, max, granularity, &mut order, &mut chosen);
+            for (&(rs, rl), _) in pieces.iter().zip(&chosen).filter(|&(_, &c)| !c) {
                 self.ranges.insert(rs, rl);
             }
-            chosen
+            order.into_iter().map(|i| pieces[i]).collect()
         }
     }
 
@@ -340,7 +370,7 @@ mod tests {
                         let gran = [1, 4, 16, 512][rng.below(4) as usize];
                         let (hole, every) = (rng.below(span), 2 + rng.below(30));
                         let safe = |b: u64| b != hole && !b.is_multiple_of(every);
-                        assert_eq!(q.take(max, gran, safe), m.take(max, gran, safe), "case {case} step {step}");
+                        assert_eq!(q.take_all(max, gran, safe), m.take(max, gran, safe), "case {case} step {step}");
                     }
                     _ => {
                         if rng.below(4) == 0 {
@@ -370,17 +400,17 @@ mod tests {
         q.insert(200, 2);
         assert_eq!(q.len(), 2);
         // Block 105 was written again: the range splits around it.
-        let got = q.take(8, 4, |b| b != 105);
+        let got = q.take_all(8, 4, |b| b != 105);
         assert_eq!(got, vec![(90, 15), (106, 9)]);
         // Runs of 16 or more go largest first.
         let mut r = DiscardQueue::default();
         r.insert(0, 20);
         r.insert(100, 40);
         r.insert(200, 3);
-        assert_eq!(r.take(8, 1, |_| true), vec![(100, 40), (0, 20), (200, 3)]);
+        assert_eq!(r.take_all(8, 1, |_| true), vec![(100, 40), (0, 20), (200, 3)]);
         // The 2-block run is below the granularity and stays queued.
         assert_eq!(q.len(), 1);
-        assert_eq!(q.take(8, 1, |_| true), vec![(200, 2)]);
+        assert_eq!(q.take_all(8, 1, |_| true), vec![(200, 2)]);
         assert!(q.is_empty());
     }
 
@@ -390,8 +420,8 @@ mod tests {
         for i in 0..5 {
             q.insert(i * 100, 20);
         }
-        assert_eq!(q.take(2, 16, |_| true), vec![(0, 20), (100, 20)]);
-        assert_eq!(q.take(2, 16, |_| true), vec![(200, 20), (300, 20)]);
+        assert_eq!(q.take_all(2, 16, |_| true), vec![(0, 20), (100, 20)]);
+        assert_eq!(q.take_all(2, 16, |_| true), vec![(200, 20), (300, 20)]);
         assert_eq!(q.len(), 1);
     }
 }

@@ -858,23 +858,25 @@ impl<D: BlockDevice> F2fs<D> {
         if self.cfg.zoned {
             let (main, per_sec) = (self.layout.main_blkaddr, self.layout.blocks_per_sec());
             let sm = &self.sm;
-            let zones = self.pending_discards.take(max, per_sec as u32, |b| sm.section_is_free(((b - main) / per_sec) as u32));
-            for (blk, len) in zones {
+            let (stats, dev) = (&mut self.stats, &mut self.dev);
+            let safe = |b| sm.section_is_free(((b - main) / per_sec) as u32);
+            self.pending_discards.take(max, per_sec as u32, safe, |blk, len| {
                 for z in 0..len as u64 / per_sec {
-                    self.stats.zone_resets += 1;
-                    done = done.max(self.dev.reset_zone(at, Lpn(blk + z * per_sec), per_sec as u32));
+                    stats.zone_resets += 1;
+                    done = done.max(dev.reset_zone(at, Lpn(blk + z * per_sec), per_sec as u32));
                 }
-            }
+            });
             return done;
         }
         let main = self.layout.main_blkaddr;
         let sm = &self.sm;
-        let runs = self.pending_discards.take(max, granularity, |b| b >= main && !sm.is_valid(b) && !sm.ckpt_valid_map(b));
-        for (blk, len) in runs {
-            self.stats.discard_cmds += 1;
-            self.stats.discard_blocks += len as u64;
-            done = done.max(self.dev.discard(at, Lpn(blk), len));
-        }
+        let (stats, dev) = (&mut self.stats, &mut self.dev);
+        let safe = |b| b >= main && !sm.is_valid(b) && !sm.ckpt_valid_map(b);
+        self.pending_discards.take(max, granularity, safe, |blk, len| {
+            stats.discard_cmds += 1;
+            stats.discard_blocks += len as u64;
+            done = done.max(dev.discard(at, Lpn(blk), len));
+        });
         done
     }
 
