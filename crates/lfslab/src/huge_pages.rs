@@ -4,7 +4,7 @@
 //! `#[global_allocator] static A: lfslab::huge_pages::HugePageAlloc = lfslab::huge_pages::HugePageAlloc;`.
 //!
 //! The simulator's hot tables (the FTL's page map and reverse map, the page
-//! cache's slab and index, the oracle's per-file vectors) are hundreds of
+//! cache's page tables and LRU ring, the oracle's per-file vectors) are hundreds of
 //! MiB at paper size and are read at random, one entry per write: with
 //! 4 KiB pages nearly every lookup misses the TLB as well as the cache.
 //! Where THP is `always` this changes nothing; where it is `madvise`
