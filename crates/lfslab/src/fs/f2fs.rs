@@ -376,6 +376,9 @@ pub struct F2fs<D: BlockDevice> {
     /// IPLFS: per-section bitmaps of blocks invalidated since the checkpoint.
     iplfs_discards: std::collections::BTreeMap<u32, [u64; 8]>,
     iplfs_pending: u64,
+    /// The block list a checkpoint turns into discards, kept empty between.
+    #[serde(skip)]
+    iplfs_blks: Vec<u64>,
     /// Host cores and the parallel GC engines' locks (gc_workers.rs).
     gc: gc_workers::GcWorkers,
 }
@@ -486,6 +489,7 @@ impl<D: BlockDevice> F2fs<D> {
             flagged: FlaggedFiles::default(),
             scratch_read: Vec::new(),
             discard_sort: Vec::new(),
+            iplfs_blks: Vec::new(),
             cache: PageCache::new(cfg.page_cache_pages),
             flush: Default::default(),
             used_blocks: 0,

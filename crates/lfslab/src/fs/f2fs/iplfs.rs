@@ -48,7 +48,8 @@ impl<D: BlockDevice> F2fs<D> {
         }
         let maps = std::mem::take(&mut self.iplfs_discards);
         self.iplfs_pending = 0;
-        let mut blks = Vec::new();
+        // The discard lists' memory is kept (see `discard_blocks`).
+        let mut blks = std::mem::take(&mut self.iplfs_blks);
         for (segno, map) in maps {
             let start = self.layout.seg_start(segno);
             for off in 0..BLOCKS_PER_SEG as u64 {
@@ -60,5 +61,6 @@ impl<D: BlockDevice> F2fs<D> {
         let before = self.stats.discard_cmds;
         self.discard_blocks(t, &mut blks);
         self.stats.discard_log_entries += self.stats.discard_cmds - before;
+        self.iplfs_blks = blks;
     }
 }
