@@ -773,9 +773,9 @@ impl<D: BlockDevice> F2fs<D> {
         // D2FS and IPLFS discard on their own terms), queued as they are found.
         let sit = if !self.cfg.zoned && self.d2fs.is_none() && !self.iplfs() && self.cfg.discard != DiscardPolicy::Off {
             let queue = &mut self.pending_discards;
-            self.sm.checkpoint_discarding(&keep, Some(&mut |start, len| queue.insert(start, len)))
+            self.sm.checkpoint(&keep, Some(&mut |start, len| queue.insert(start, len)))
         } else {
-            self.sm.checkpoint_discarding(&keep, None)
+            self.sm.checkpoint(&keep, None)
         };
         let freed = sit.freed;
         if sit.dirty_entries > SIT_JOURNAL_ENTRIES && !self.iplfs() {

@@ -192,11 +192,6 @@ pub struct SitCheckpoint {
     pub dirty_entries: usize,
     /// SIT blocks (first copy) holding dirty entries.
     pub dirty_blocks: Vec<u64>,
-    /// `add_discard_addrs`: runs of blocks in `ckpt_valid_map` but no longer
-    /// valid, in segments still holding valid blocks (dead segments are
-    /// discarded whole when their section is freed).
-    /// `checkpoint_discarding` leaves it empty.
-    pub discard_runs: Vec<(u64, u32)>,
 }
 
 #[inline]
@@ -908,17 +903,13 @@ impl SegmentManager {
     /// Checkpoint: prefree sections become free (returned, for discard), the
     /// checkpointed bitmaps catch up, and the dirty SIT state is reported and
     /// cleared. Sections in `keep` stay prefree (D2FS: records still name them).
-    pub fn checkpoint(&mut self, keep: &BTreeSet<u32>) -> SitCheckpoint {
-        let mut runs = Vec::new();
-        let mut c = self.checkpoint_discarding(keep, Some(&mut |start, len| runs.push((start, len))));
-        c.discard_runs = runs;
-        c
-    }
-
-    /// `checkpoint`, handing `discard` each run of `add_discard_addrs` as
-    /// it is found instead of collecting them; with None (a filesystem that
-    /// does not discard at checkpoints) the maps are not scanned for runs.
-    pub fn checkpoint_discarding(&mut self, keep: &BTreeSet<u32>, mut discard: Option<&mut dyn FnMut(u64, u32)>) -> SitCheckpoint {
+    ///
+    /// `discard` gets each run of `add_discard_addrs` as it is found: blocks
+    /// in `ckpt_valid_map` but no longer valid, in segments still holding
+    /// valid blocks (dead segments are discarded whole when their section
+    /// is freed). With None (a filesystem that does not discard at
+    /// checkpoints) the maps are not scanned for runs.
+    pub fn checkpoint(&mut self, keep: &BTreeSet<u32>, mut discard: Option<&mut dyn FnMut(u64, u32)>) -> SitCheckpoint {
         let (kept, freed): (BTreeSet<u32>, BTreeSet<u32>) = std::mem::take(&mut self.prefree).into_iter().partition(|s| keep.contains(s));
         self.prefree = kept;
         let freed: Vec<u32> = freed.into_iter().collect();
@@ -964,7 +955,7 @@ impl SegmentManager {
         }
         let mut dirty_blocks: Vec<u64> = dirty_entries.iter().map(|&s| self.layout.sit_block_of(s)).collect();
         dirty_blocks.dedup();
-        SitCheckpoint { freed, dirty_entries: dirty_entries.len(), dirty_blocks, discard_runs: Vec::new() }
+        SitCheckpoint { freed, dirty_entries: dirty_entries.len(), dirty_blocks }
     }
 
     // ---- mount after a crash (fs/f2fs/mount.rs) ------------------------------
@@ -1247,7 +1238,7 @@ mod tests {
                     let i = live.iter().position(|&x| x == old).expect("a valid block is live");
                     live[i] = new;
                 }
-                m.checkpoint(&BTreeSet::new());
+                m.checkpoint(&BTreeSet::new(), None);
                 gcs += 1;
             }
             let r = rng.below(100);
@@ -1258,7 +1249,7 @@ mod tests {
             };
             live.push(b.expect("room: 30% of the volume is invalid or free"));
             if step % 997 == 0 {
-                m.checkpoint(&BTreeSet::new());
+                m.checkpoint(&BTreeSet::new(), None);
             }
             if step == 30_000 {
                 m.restart_logs().unwrap();
@@ -1330,7 +1321,7 @@ mod tests {
         }
         assert_eq!(m.prefree_sections(), 1);
         assert_eq!(m.free_sections(), free);
-        let c = m.checkpoint(&BTreeSet::new());
+        let c = m.checkpoint(&BTreeSet::new(), None);
         assert_eq!(c.freed.len(), 1);
         assert!(c.dirty_entries >= 2 && !c.dirty_blocks.is_empty());
         assert_eq!(m.free_sections(), free + 1);
@@ -1350,7 +1341,7 @@ mod tests {
         for &b in &warm[..1024] {
             m.invalidate(b);
         }
-        m.checkpoint(&BTreeSet::new());
+        m.checkpoint(&BTreeSet::new(), None);
         let free = m.free_sections();
         let hot = m.alloc(LogType::HotData, SimTime(1), false).unwrap();
         assert_eq!(sec_of(&m, hot), w0, "hot data starts from the volume's first free section");
@@ -1415,7 +1406,7 @@ mod tests {
             m.invalidate(*b);
         }
         // Not yet checkpointed: SSR must not hand out those blocks.
-        let c = m.checkpoint(&BTreeSet::new());
+        let c = m.checkpoint(&BTreeSet::new(), None);
         assert!(c.freed.is_empty());
         // Force the log to a new segment by SSR: fill the current segment first.
         while m.curseg_mode(LogType::WarmData) == Some(AllocMode::Lfs) {
@@ -1465,7 +1456,7 @@ mod tests {
         for b in warm[..512].iter().step_by(5) {
             m.invalidate(*b);
         }
-        m.checkpoint(&BTreeSet::new());
+        m.checkpoint(&BTreeSet::new(), None);
         // (Sections of 2 segments: the log has left the first one, which SSR may now use.)
         // Fill the open warm-node segment, then ask for SSR.
         // (to the end of its section: an LFS log first goes on in its section, `need_new_seg`).
@@ -1486,15 +1477,18 @@ mod tests {
     fn checkpoint_reports_runs_of_dead_blocks() {
         let mut m = sm();
         let blocks: Vec<u64> = (0..1100).map(|_| m.alloc(LogType::WarmData, SimTime(0), false).unwrap()).collect();
-        m.checkpoint(&BTreeSet::new());
+        m.checkpoint(&BTreeSet::new(), None);
         for b in &blocks[10..20] {
             m.invalidate(*b);
         }
         m.invalidate(blocks[30]);
-        let c = m.checkpoint(&BTreeSet::new());
-        assert_eq!(c.discard_runs, vec![(blocks[10], 10), (blocks[30], 1)]);
+        let mut runs = Vec::new();
+        m.checkpoint(&BTreeSet::new(), Some(&mut |s, l| runs.push((s, l))));
+        assert_eq!(runs, vec![(blocks[10], 10), (blocks[30], 1)]);
         // Reported once: the next checkpoint has nothing new.
-        assert!(m.checkpoint(&BTreeSet::new()).discard_runs.is_empty());
+        let mut again = Vec::new();
+        m.checkpoint(&BTreeSet::new(), Some(&mut |s, l| again.push((s, l))));
+        assert!(again.is_empty());
         m.check().unwrap();
     }
 
@@ -1556,14 +1550,14 @@ mod tests {
                 }
             }
         }
-        m.checkpoint(&BTreeSet::new());
+        m.checkpoint(&BTreeSet::new(), None);
         // Every closed segment loses one block: all are dirty, of equal cost.
         for (&(_, segno), blocks) in &segs {
             if !m.is_curseg(segno) {
                 m.invalidate(blocks[0]);
             }
         }
-        m.checkpoint(&BTreeSet::new());
+        m.checkpoint(&BTreeSet::new(), None);
         let first = |log: LogType, from: u32| segs.keys().filter(|&&(l, s)| l == log && s >= from && !m.is_curseg(s)).map(|&(_, s)| s).next();
         let mid = m.layout.main_segments / 2;
         let hot_start = first(LogType::HotData, 0).unwrap();
@@ -1595,14 +1589,14 @@ mod tests {
             let b = m.alloc(LogType::WarmData, SimTime(0), false).unwrap();
             segs.entry(m.layout.segno_of(b)).or_default().push(b);
         }
-        m.checkpoint(&BTreeSet::new());
+        m.checkpoint(&BTreeSet::new(), None);
         // Every closed segment loses one block: all dirty, all of cost 511.
         for (&segno, blocks) in &segs {
             if !m.is_curseg(segno) {
                 m.invalidate(blocks[0]);
             }
         }
-        m.checkpoint(&BTreeSet::new());
+        m.checkpoint(&BTreeSet::new(), None);
         let dirty: Vec<u32> = segs.keys().copied().filter(|&s| !m.is_curseg(s)).collect();
         assert_eq!(dirty, (0..39).collect::<Vec<_>>(), "warm data fills the volume from segment 0");
         m.set_max_victim_search(4);
@@ -1647,7 +1641,7 @@ mod tests {
                     m.invalidate(live.swap_remove(i));
                 }
                 98 => {
-                    m.checkpoint(&BTreeSet::new());
+                    m.checkpoint(&BTreeSet::new(), None);
                 }
                 _ => {
                     let sec = rng.below(m.layout.main_sections as u64 + 1) as u32;
