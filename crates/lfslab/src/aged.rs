@@ -19,7 +19,7 @@ const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// Bump when the saved structures change shape within one version, or
 /// when aging would leave another state: a loaded state must be what a
 /// fresh aging gives (16: the page cache's LRU list is a ring of keys).
-const FORMAT: u32 = 16;
+const FORMAT: u32 = 17;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

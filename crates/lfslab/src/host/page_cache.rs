@@ -152,6 +152,12 @@ impl DirtyFile {
         fresh
     }
 
+    fn contains(&self, off: u64) -> bool {
+        let c = (off >> CHUNK_BITS) as usize;
+        let i = (off & ((1 << CHUNK_BITS) - 1)) as usize;
+        self.chunks.get(c).and_then(Option::as_ref).is_some_and(|(_, w)| w[i / 64] >> (i % 64) & 1 != 0)
+    }
+
     fn remove(&mut self, off: u64) -> bool {
         let c = (off >> CHUNK_BITS) as usize;
         let Some((n, w)) = self.chunks.get_mut(c).and_then(Option::as_mut) else { return false };
@@ -281,6 +287,13 @@ impl PageCache {
         }
     }
 
+    /// `new` with an LRU ring whose tags come round every `tags` positions,
+    /// so a test meets what paper-size runs meet after 2^30.
+    #[cfg(test)]
+    fn with_ring_tags(capacity_pages: usize, tags: u64) -> Self {
+        PageCache { lru: LruRing::with_tags(capacity_pages + 1, tags), ..Self::new(capacity_pages) }
+    }
+
     /// The page table of `ino`, if it has cached pages.
     #[inline(always)]
     fn file_of(&self, ino: u32) -> Option<u32> {
@@ -313,10 +326,17 @@ impl PageCache {
         self.find_in(self.file_of(ino)?, off)
     }
 
-    /// `find` in the page table `f`.
+    /// `find` in the page table `f`. An entry whose tag is off the LRU ring
+    /// is a page eviction left behind (`evict_clean`): no page.
     #[inline]
     fn find_in(&self, f: u32, off: u64) -> Option<(Pos, Entry)> {
-        self.at_in(f, off).map(|p| (p, self.e(p))).filter(|&(_, e)| e != 0)
+        self.at_in(f, off).map(|p| (p, self.e(p))).filter(|&(_, e)| self.current(e))
+    }
+
+    /// Whether `e` is a cached page's entry.
+    #[inline]
+    fn current(&self, e: Entry) -> bool {
+        e != 0 && self.lru.is_current(tag_in(e))
     }
 
     #[cfg(test)]
@@ -335,12 +355,13 @@ impl PageCache {
                 f
             }
         };
-        let file = &mut self.files[f as usize];
         let o = off as usize;
-        if o >= file.table.len() {
+        if o >= self.files[f as usize].table.len() {
+            let file = &mut self.files[f as usize];
             file.table = grown(std::mem::take(&mut file.table), o + 1);
         }
-        assert_eq!(file.table[o], 0, "page ({ino}, {off}) entered twice");
+        assert!(!self.current(self.e((f, o))), "page ({ino}, {off}) entered twice");
+        let file = &mut self.files[f as usize];
         file.table[o] = e;
         file.pages += 1;
     }
@@ -361,16 +382,24 @@ impl PageCache {
         }
     }
 
-    /// Clear the entry at `p`; a file left without pages loses its table.
+    /// Clear the entry at `p` (its key on the ring goes stale).
     fn unplace(&mut self, p: Pos) {
+        let e = self.e(p);
+        self.lru.drop_copy(tag_in(e));
         *self.e_mut(p) = 0;
-        let file = &mut self.files[p.0 as usize];
+        self.forget_in(p.0);
+    }
+
+    /// Count one page less in page table `f`, whose entry is cleared or
+    /// dead; a file left without pages loses its table.
+    fn forget_in(&mut self, f: u32) {
+        let file = &mut self.files[f as usize];
         file.pages -= 1;
         if file.pages == 0 {
             file.table = Vec::new();
             let ino = file.ino;
             self.map_file(ino, None);
-            self.free_files.push(p.0);
+            self.free_files.push(f);
         }
     }
 
@@ -395,15 +424,6 @@ impl PageCache {
     #[inline]
     fn prefetch_entry(&self, f: u32, off: u64) {
         crate::prefetch::prefetch(&self.files[f as usize].table, off as usize);
-    }
-
-    /// Fetch the entry of the page `key`.
-    #[inline]
-    fn prefetch_key(&self, key: u64) {
-        let (ino, off) = unpack(key);
-        if let Some(f) = self.file_of(ino) {
-            self.prefetch_entry(f, off);
-        }
     }
 
     /// Hint that page (ino, off) will be used soon, in stages a few
@@ -441,41 +461,58 @@ impl PageCache {
         self.dirty_count
     }
 
-    /// Put page `key` at the most recently used end (or the least, `front`);
-    /// its new place. A copy of it already on the ring goes stale once the
-    /// caller enters the new place in its entry.
-    fn lru_push(&mut self, key: u64, front: bool) -> u32 {
+    /// Make room on the LRU ring for one push (a compaction retags
+    /// entries, so call it before reading a tag to replace).
+    fn room(&mut self) {
         if self.lru.full() {
             self.compact_lru();
         }
-        if front {
-            self.lru.push_front(key)
-        } else {
-            self.lru.push_back(key)
-        }
     }
 
-    /// Drop the ring's stale keys, giving the live pages new places.
+    /// Drop the ring's stale keys, giving the live pages new places, and
+    /// clear the entries eviction left behind: one pass over every page
+    /// table in memory order, not a random line per page.
     fn compact_lru(&mut self) {
-        let mut lru = std::mem::replace(&mut self.lru, LruRing::new(0));
-        lru.compact(|key, tag, new| {
-            let (ino, off) = unpack(key);
-            match self.find(ino, off) {
-                Some((p, e)) if tag_in(e) == tag => {
-                    *self.e_mut(p) = retagged(e, new);
-                    true
-                }
-                _ => false,
+        let plan = self.lru.compaction();
+        let mut live = 0;
+        for file in &mut self.files {
+            for e in file.table.iter_mut().filter(|e| **e != 0) {
+                *e = match plan.new_tag(tag_in(*e)) {
+                    Some(tag) => {
+                        live += 1;
+                        retagged(*e, tag)
+                    }
+                    None => 0,
+                };
             }
-        });
-        self.lru = lru;
+        }
+        assert_eq!(live, self.len, "page cache: {live} current entries, {} pages counted", self.len);
+        self.lru.compact();
+        assert_eq!(self.lru.len(), self.len, "page cache: LRU ring holds {} live keys, {} pages counted", self.lru.len(), self.len);
         self.evict_ahead = 0;
+    }
+
+    /// Push `key` at the LRU list's head (`LruRing::push_front`) and clear
+    /// the dead entry that held the position before, if any; its tag.
+    fn push_front(&mut self, key: u64) -> u32 {
+        let (tag, old) = self.lru.push_front(key);
+        let (ino, off) = unpack(old);
+        if let Some(p) = self.file_of(ino).and_then(|f| self.at_in(f, off)) {
+            let e = self.e(p);
+            if e != 0 && tag_in(e) == tag {
+                *self.e_mut(p) = 0;
+            }
+        }
+        tag
     }
 
     /// Move page `key`, whose entry is at `p`, to the most recently used end.
     fn touch(&mut self, key: Key, p: Pos) {
-        let tag = self.lru_push(pack(key), false);
-        *self.e_mut(p) = retagged(self.e(p), tag);
+        self.room();
+        let e = self.e(p);
+        self.lru.drop_copy(tag_in(e));
+        let tag = self.lru.push_back(pack(key));
+        *self.e_mut(p) = retagged(e, tag);
     }
 
     /// Content of a cached page (None on a miss); a hit refreshes its LRU age.
@@ -524,7 +561,8 @@ impl PageCache {
                 }
             }
             None => {
-                let tag = self.lru_push(pack(key), false);
+                self.room();
+                let tag = self.lru.push_back(pack(key));
                 self.place(ino, off, entry(fp, if dirty { DIRTY } else { 0 }, tag));
                 self.len += 1;
             }
@@ -533,7 +571,7 @@ impl PageCache {
         before.map_or(0, |(_, e)| e)
     }
 
-    /// Drop the page whose entry is at `p` (its key on the ring goes stale).
+    /// Drop the page whose entry is at `p`.
     fn remove_page(&mut self, p: Pos) {
         self.unplace(p);
         self.len -= 1;
@@ -546,39 +584,55 @@ impl PageCache {
     /// dirty file page it meets with PG_reclaim set, so that eviction
     /// passes each dirty page once, not on every call; writeback then puts
     /// it back at the head (`take_offsets`).
+    ///
+    /// The ring says which copies are live, and the file's dirty bitmap
+    /// which pages are dirty, so evicting a clean page reads neither its
+    /// entry nor any other random line: the entry is left as it is, no
+    /// longer current once its copy is off the ring (`LruRing`).
     fn evict_clean(&mut self) {
         let mut moved = 0;
         // With a clean page on the list, the loop reaches it.
         while self.len > self.capacity && self.len > self.dirty_count {
-            let (key, tag) = self.lru.pop_front().expect("cached pages are on the LRU ring");
-            let (ino, off) = unpack(key);
-            let Some((p, e)) = self.find(ino, off).filter(|&(_, e)| tag_in(e) == tag) else {
+            let (key, tag, live) = self.lru.pop_front().expect("cached pages are on the LRU ring");
+            if !live {
                 continue; // a stale copy: the page moved or left
-            };
-            if e & DIRTY != 0 {
+            }
+            let (ino, off) = unpack(key);
+            let f = self.file_of(ino).expect("a live key's page has a page table");
+            if self.dirty.get(&ino).is_some_and(|d| d.contains(off)) {
                 moved += 1;
                 assert!(moved <= self.dirty_count, "page cache: {} dirty pages counted, but more met at the head", self.dirty_count);
-                let tag = self.lru_push(key, false);
+                let p = (f, off as usize);
+                let e = self.e(p);
+                assert!(e & DIRTY != 0 && tag_in(e) == tag, "page ({ino}, {off}): entry {e:#x} at the ring's tag {tag}");
+                // The pop made room for this push.
+                let tag = self.lru.push_back(key);
                 *self.e_mut(p) = retagged(e, tag) | RECLAIM;
                 continue;
             }
-            self.remove_page(p);
+            debug_assert!(self.e((f, off as usize)) & DIRTY == 0, "page ({ino}, {off}) dirty but not in its file's bitmap");
+            self.forget_in(f);
+            self.len -= 1;
             self.stats.evictions += 1;
+        }
+        if self.lru.must_compact() {
+            self.compact_lru();
         }
         self.evict_look_ahead();
     }
 
-    /// Fetch the entries of the pages up to `EVICT_AHEAD` places from the
-    /// ring's front that no earlier call fetched: each eviction clears its
-    /// page's entry, a random line, which then arrives about
-    /// `EVICT_AHEAD` evictions early. Pages between may be touched or
-    /// dropped meanwhile; only hints, no result depends on them.
+    /// Fetch the dirty bitmap words of the live pages up to `EVICT_AHEAD`
+    /// places from the ring's front that no earlier call fetched: eviction
+    /// reads each one's bit, which then arrives about `EVICT_AHEAD`
+    /// evictions early. Pages between may be touched or dropped meanwhile;
+    /// only hints, no result depends on them.
     fn evict_look_ahead(&mut self) {
         let front = self.lru.front_pos();
         let end = front + EVICT_AHEAD.min(self.lru.len() as u64);
         for pos in self.evict_ahead.max(front)..end {
-            if let Some(key) = self.lru.key_at(pos) {
-                self.prefetch_key(key);
+            if let Some(key) = self.lru.live_key_at(pos) {
+                let (ino, off) = unpack(key);
+                self.prefetch(ino, off, 1);
             }
         }
         self.evict_ahead = self.evict_ahead.max(end);
@@ -875,8 +929,11 @@ impl PageCache {
             // met dirty goes to the head once written back (here when it is
             // taken: the model cleans a page at submission).
             if e & RECLAIM != 0 {
-                let tag = self.lru_push(pack((ino, off)), true);
-                *self.e_mut(p) = retagged(self.e(p), tag);
+                self.room();
+                let e = self.e(p);
+                self.lru.drop_copy(tag_in(e));
+                let tag = self.push_front(pack((ino, off)));
+                *self.e_mut(p) = retagged(e, tag);
             }
             self.unmark_dirty((ino, off));
         }
@@ -904,7 +961,7 @@ impl PageCache {
         let table = &self.files[f as usize].table;
         let end = to.min(table.len() as u64) as usize;
         let start = (from as usize).min(end);
-        let victims: Vec<Pos> = (start..end).filter(|&o| table[o] != 0).map(|o| (f, o)).collect();
+        let victims: Vec<Pos> = (start..end).filter(|&o| self.current(table[o])).map(|o| (f, o)).collect();
         for p in victims {
             self.remove_page(p);
         }
@@ -1079,17 +1136,20 @@ mod tests {
     fn eviction_matches_an_lru_model_under_churn() {
         // Inodes on both sides of SMALL_INOS: both ways to a page table.
         for base in [0, SMALL_INOS - 1] {
-            churn_against_a_model(base);
+            churn_against_a_model(base, TAGS);
         }
+        // Tags that come round every few hundred evictions: the entries
+        // eviction leaves behind must be cleared before theirs does.
+        churn_against_a_model(0, 2003);
     }
 
-    fn churn_against_a_model(base: u32) {
+    fn churn_against_a_model(base: u32, tags: u64) {
         // (ino, off, fp, dirty), least recently used first.
         let mut model: Vec<(u32, u64, u32, bool)> = Vec::new();
         // Dirty pages eviction met (PG_reclaim).
         let mut reclaim = std::collections::BTreeSet::new();
         let cap = 300;
-        let mut c = PageCache::new(cap);
+        let mut c = PageCache::with_ring_tags(cap, tags);
         let mut x = 11u64;
         for n in 0..40_000u32 {
             x = crate::sim::mix64(x + n as u64);
@@ -1154,6 +1214,22 @@ mod tests {
             }
         }
         assert!(c.stats.evictions > 1_000, "the churn evicts: {}", c.stats.evictions);
+    }
+
+    /// A page written back after eviction met it dirty goes to the head, at
+    /// the place the page evicted just after it had: that page's entry,
+    /// left behind by eviction, must not read as cached again.
+    #[test]
+    fn a_page_pushed_to_the_head_does_not_revive_the_last_evicted() {
+        let mut c = PageCache::new(2);
+        c.write(1, 0, 10, SimTime(1));
+        c.insert_clean(1, 1, 11);
+        c.insert_clean(1, 2, 12); // page 0 is met dirty and moved on; page 1 goes
+        assert_eq!((c.stats.evictions, c.len()), (1, 2));
+        assert_eq!(c.take_dirty(1, 8), vec![(0, 10)]);
+        assert_eq!((c.peek_clean(1, 1), c.get(1, 1), c.len()), (None, None, 2));
+        c.insert_clean(1, 3, 13); // page 0 is at the head now
+        assert_eq!((c.peek_clean(1, 0), c.peek_clean(1, 2), c.peek_clean(1, 3)), (None, Some(12), Some(13)));
     }
 
     /// Dropping a range removes exactly the file's pages inside it, by key
