@@ -11,17 +11,19 @@
 //! where the kernel's is a radix tree: 8 bytes per offset up to the
 //! highest cached, resident only where pages were (in 2 MiB huge pages
 //! once a table passes 4 MiB, see `huge_pages`). Every page is on one
-//! list in order of last use (`LruRing`: its entry holds its place), as
-//! Linux keeps dirty pages on the LRU too; eviction takes the
-//! least recently used clean page, and writeback leaves a page where it was
-//! (its age is its last use, not its writeback). A use is a read or the
+//! list in order of last use (`LruRing`: its entry holds its place, and
+//! the ring a live bit per place), as Linux keeps dirty pages on the LRU
+//! too; eviction takes the least recently used clean page, reading the
+//! ring and the file's dirty bitmap but not the page's entry, which it
+//! leaves behind for the ring's compaction to clear. Writeback leaves a
+//! page where it was (its age is its last use, not its writeback). A use is a read or the
 //! page's arrival: a rewrite of a cached page does not move it, as Linux's
 //! writes do not mark pages accessed (see `write`). A dirty page eviction
 //! meets is moved on and marked, and goes first once written back (see
 //! `evict_clean`), so eviction passes each dirty page once. One list stands
 //! for Linux's active and inactive lists: a simplification. Each file's
-//! dirty pages are bitmaps of 4096 offsets, so writeback takes them in
-//! offset order without a tree node per page.
+//! dirty pages are a bitmap by offset with a count per 4096 offsets, so
+//! writeback takes them in offset order without a tree node per page.
 
 use crate::sim::{SimDuration, SimTime};
 use serde::Serialize;
@@ -74,7 +76,7 @@ fn pack((ino, off): Key) -> u64 {
 fn unpack(k: u64) -> Key {
     ((k >> 32) as u32, k & 0xffff_ffff)
 }
-/// Offsets per dirty bitmap chunk.
+/// Offsets per dirty bitmap chunk (whose pages writeback counts).
 const CHUNK_BITS: u32 = 12;
 const CHUNK_WORDS: usize = (1 << CHUNK_BITS) / 64;
 
@@ -130,48 +132,51 @@ type Pos = (u32, usize);
 struct DirtyFile {
     /// When the file first became dirty (for dirty_expire).
     since: SimTime,
-    /// By chunk index: (dirty pages in it, bitmap), None when clean. A
-    /// vector, not a tree: every write looks its chunk up.
-    chunks: Vec<Option<(u32, Box<[u64]>)>>,
+    /// A bit per offset up to the highest dirty one: one flat vector (on
+    /// huge pages once it passes 4 MiB, 2^25 offsets), so eviction's test
+    /// of a page and its hint reach the bit's word without a pointer.
+    words: Vec<u64>,
+    /// Dirty pages per chunk of `1 << CHUNK_BITS` offsets, so writeback
+    /// skips clean chunks.
+    counts: Vec<u32>,
     count: usize,
 }
 
 impl DirtyFile {
+    fn new(since: SimTime) -> Self {
+        DirtyFile { since, words: Vec::new(), counts: Vec::new(), count: 0 }
+    }
+
     fn insert(&mut self, off: u64) -> bool {
-        let c = (off >> CHUNK_BITS) as usize;
-        if c >= self.chunks.len() {
-            self.chunks.resize(c + 1, None);
+        let w = (off / 64) as usize;
+        if w >= self.words.len() {
+            // Doubled into fresh zeroed memory: only what was written is copied.
+            let mut words = vec![0; (self.words.len() * 2).max(w + 1).next_multiple_of(CHUNK_WORDS)];
+            words[..self.words.len()].copy_from_slice(&self.words);
+            self.words = words;
+            self.counts.resize(self.words.len().div_ceil(CHUNK_WORDS), 0);
         }
-        let (n, w) = self.chunks[c].get_or_insert_with(|| (0, vec![0; CHUNK_WORDS].into_boxed_slice()));
-        let i = (off & ((1 << CHUNK_BITS) - 1)) as usize;
-        let b = 1u64 << (i % 64);
-        let fresh = w[i / 64] & b == 0;
-        w[i / 64] |= b;
-        *n += fresh as u32;
+        let b = 1u64 << (off % 64);
+        let fresh = self.words[w] & b == 0;
+        self.words[w] |= b;
+        self.counts[(off >> CHUNK_BITS) as usize] += fresh as u32;
         self.count += fresh as usize;
         fresh
     }
 
+    #[inline]
     fn contains(&self, off: u64) -> bool {
-        let c = (off >> CHUNK_BITS) as usize;
-        let i = (off & ((1 << CHUNK_BITS) - 1)) as usize;
-        self.chunks.get(c).and_then(Option::as_ref).is_some_and(|(_, w)| w[i / 64] >> (i % 64) & 1 != 0)
+        self.words.get((off / 64) as usize).is_some_and(|w| w >> (off % 64) & 1 != 0)
     }
 
     fn remove(&mut self, off: u64) -> bool {
-        let c = (off >> CHUNK_BITS) as usize;
-        let Some((n, w)) = self.chunks.get_mut(c).and_then(Option::as_mut) else { return false };
-        let i = (off & ((1 << CHUNK_BITS) - 1)) as usize;
-        let b = 1u64 << (i % 64);
-        if w[i / 64] & b == 0 {
-            return false;
+        let b = 1u64 << (off % 64);
+        match self.words.get_mut((off / 64) as usize) {
+            Some(w) if *w & b != 0 => *w &= !b,
+            _ => return false,
         }
-        w[i / 64] &= !b;
-        *n -= 1;
+        self.counts[(off >> CHUNK_BITS) as usize] -= 1;
         self.count -= 1;
-        if *n == 0 {
-            self.chunks[c] = None;
-        }
         true
     }
 
@@ -182,14 +187,12 @@ impl DirtyFile {
             return out;
         }
         let first = (from >> CHUNK_BITS) as usize;
-        let last = (((to - 1) >> CHUNK_BITS) as usize).min(self.chunks.len().saturating_sub(1));
-        let present = self.chunks.get(first..=last).into_iter().flatten().enumerate();
-        for (k, (_, w)) in present.filter_map(|(k, e)| e.as_ref().map(|e| (k, e))) {
-            let c = (first + k) as u64;
-            for (wi, &word) in w.iter().enumerate() {
+        let last = (((to - 1) >> CHUNK_BITS) as usize).min(self.counts.len().saturating_sub(1));
+        for c in (first..=last).filter(|&c| self.counts.get(c).is_some_and(|&n| n > 0)) {
+            for (wi, &word) in self.words[c * CHUNK_WORDS..(c + 1) * CHUNK_WORDS].iter().enumerate() {
                 let mut x = word;
                 while x != 0 {
-                    let off = (c << CHUNK_BITS) + (wi * 64) as u64 + x.trailing_zeros() as u64;
+                    let off = ((c as u64) << CHUNK_BITS) + (wi * 64) as u64 + x.trailing_zeros() as u64;
                     x &= x - 1;
                     if off >= to || out.len() >= max {
                         return out;
@@ -254,14 +257,18 @@ pub struct PageCache {
     /// When kupdate-style writeback last ran (`wb->last_old_flush`).
     last_old_flush: SimTime,
     pub stats: PageCacheStats,
-    /// Eviction's look-ahead (a cache hint, not state): the ring position
-    /// up to which page table entries were fetched.
+    /// Eviction's look-ahead (cache hints, not state): the ring positions
+    /// up to which dirty bitmap words, and dirty pages' entries, were
+    /// fetched.
     #[serde(skip)]
     evict_ahead: u64,
+    #[serde(skip)]
+    evict_ahead_entry: u64,
 }
 
-/// How many pages ahead of the head eviction fetches page table entries:
-/// each eviction clears its page's entry, a random line.
+/// How many pages ahead of the head eviction fetches the entries of dirty
+/// pages (it moves each one on, a random line), and half as far as it
+/// fetches the dirty bitmap words it tests (`evict_look_ahead`).
 const EVICT_AHEAD: u64 = 16;
 
 impl PageCache {
@@ -284,6 +291,7 @@ impl PageCache {
             last_old_flush: SimTime::ZERO,
             stats: PageCacheStats::default(),
             evict_ahead: 0,
+            evict_ahead_entry: 0,
         }
     }
 
@@ -435,16 +443,15 @@ impl PageCache {
             return;
         }
         let dirty = self.dirty.get(&ino);
-        let c = (off >> CHUNK_BITS) as usize;
         if stage == 0 {
             if let Some(f) = self.file_of(ino) {
                 self.prefetch_entry(f, off);
             }
             if let Some(f) = dirty {
-                crate::prefetch::prefetch(&f.chunks, c);
+                crate::prefetch::prefetch(&f.counts, (off >> CHUNK_BITS) as usize);
             }
-        } else if let Some((_, w)) = dirty.and_then(|f| f.chunks.get(c)).and_then(Option::as_ref) {
-            crate::prefetch::prefetch(w, (off as usize & ((1 << CHUNK_BITS) - 1)) / 64);
+        } else if let Some(f) = dirty {
+            crate::prefetch::prefetch(&f.words, (off / 64) as usize);
         }
     }
 
@@ -490,6 +497,7 @@ impl PageCache {
         self.lru.compact();
         assert_eq!(self.lru.len(), self.len, "page cache: LRU ring holds {} live keys, {} pages counted", self.lru.len(), self.len);
         self.evict_ahead = 0;
+        self.evict_ahead_entry = 0;
     }
 
     /// Push `key` at the LRU list's head (`LruRing::push_front`) and clear
@@ -621,14 +629,16 @@ impl PageCache {
         self.evict_look_ahead();
     }
 
-    /// Fetch the dirty bitmap words of the live pages up to `EVICT_AHEAD`
-    /// places from the ring's front that no earlier call fetched: eviction
-    /// reads each one's bit, which then arrives about `EVICT_AHEAD`
-    /// evictions early. Pages between may be touched or dropped meanwhile;
-    /// only hints, no result depends on them.
+    /// Hints for the live pages near the ring's front that no earlier call
+    /// looked at: up to `2 * EVICT_AHEAD` places on, the word of the
+    /// file's dirty bitmap that eviction tests; up to `EVICT_AHEAD`, that
+    /// word being there by then, the entry of a page it says is dirty,
+    /// which eviction moves on. Pages between may be touched or dropped
+    /// meanwhile; only hints, no result depends on them.
     fn evict_look_ahead(&mut self) {
         let front = self.lru.front_pos();
-        let end = front + EVICT_AHEAD.min(self.lru.len() as u64);
+        let len = self.lru.len() as u64;
+        let end = front + (2 * EVICT_AHEAD).min(len);
         for pos in self.evict_ahead.max(front)..end {
             if let Some(key) = self.lru.live_key_at(pos) {
                 let (ino, off) = unpack(key);
@@ -636,6 +646,18 @@ impl PageCache {
             }
         }
         self.evict_ahead = self.evict_ahead.max(end);
+        let end = front + EVICT_AHEAD.min(len);
+        for pos in self.evict_ahead_entry.max(front)..end {
+            if let Some(key) = self.lru.live_key_at(pos) {
+                let (ino, off) = unpack(key);
+                if self.dirty.get(&ino).is_some_and(|d| d.contains(off)) {
+                    if let Some(f) = self.file_of(ino) {
+                        self.prefetch_entry(f, off);
+                    }
+                }
+            }
+        }
+        self.evict_ahead_entry = self.evict_ahead_entry.max(end);
     }
 
     /// A page read from disk.
@@ -673,7 +695,7 @@ impl PageCache {
                     Some((since, until)) if now < until => since,
                     _ => now,
                 };
-                e.insert(DirtyFile { since, chunks: Vec::new(), count: 0 })
+                e.insert(DirtyFile::new(since))
             }
         };
         f.insert(off);
@@ -1230,6 +1252,31 @@ mod tests {
         assert_eq!((c.peek_clean(1, 1), c.get(1, 1), c.len()), (None, None, 2));
         c.insert_clean(1, 3, 13); // page 0 is at the head now
         assert_eq!((c.peek_clean(1, 0), c.peek_clean(1, 2), c.peek_clean(1, 3)), (None, Some(12), Some(13)));
+    }
+
+    /// A file's dirty bitmap lists its offsets in order over many chunks,
+    /// as it grows and shrinks.
+    #[test]
+    fn dirty_offsets_match_a_set_across_chunks() {
+        let mut d = DirtyFile::new(SimTime::ZERO);
+        let mut model = std::collections::BTreeSet::new();
+        let mut x = 5u64;
+        for n in 0..20_000u64 {
+            x = crate::sim::mix64(x + n);
+            let off = (x >> 8) % 50_000;
+            if x % 3 == 0 {
+                assert_eq!(d.remove(off), model.remove(&off));
+            } else {
+                assert_eq!(d.insert(off), model.insert(off));
+            }
+            assert_eq!(d.contains(off), model.contains(&off));
+            if n % 500 == 0 {
+                let (from, to, max) = ((x >> 20) % 60_000, (x >> 40) % 60_000, (x >> 50) % 3_000 + 1);
+                let want: Vec<u64> = model.range(from..to.max(from)).take(max as usize).copied().collect();
+                assert_eq!(d.offsets(from, to, max as usize), want, "offsets({from}, {to}, {max})");
+            }
+        }
+        assert_eq!((d.count, d.offsets(0, u64::MAX, usize::MAX)), (model.len(), model.into_iter().collect::<Vec<_>>()));
     }
 
     /// Dropping a range removes exactly the file's pages inside it, by key
