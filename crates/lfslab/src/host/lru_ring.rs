@@ -219,7 +219,9 @@ impl LruRing {
             n += w.count_ones();
         }
         before.push(n);
-        Compaction { ring: self, before }
+        let mut plan = Compaction { ring: self, before, front: 0 };
+        plan.front = plan.below(self.head);
+        plan
     }
 
     /// Drop the stale keys: the live ones keep their order and get the
@@ -249,9 +251,17 @@ pub struct Compaction<'a> {
     ring: &'a LruRing,
     /// Live copies in the slots before each word of `live`.
     before: Vec<u32>,
+    /// Live copies in the slots before the front's.
+    front: u32,
 }
 
 impl Compaction<'_> {
+    /// Live copies in the slots before slot `s`.
+    #[inline]
+    fn below(&self, s: usize) -> u32 {
+        self.before[s / 64] + (self.ring.live[s / 64] & ((1u64 << (s % 64)) - 1)).count_ones()
+    }
+
     /// The tag after compaction of an entry tagged `tag`; None if the entry
     /// is not current (a dead one, to clear).
     #[inline]
@@ -263,9 +273,8 @@ impl Compaction<'_> {
         }
         let s = r.slot(i as usize);
         debug_assert!(r.is_live(s), "current tag {tag} on a stale copy");
-        let below = |s: usize| self.before[s / 64] + (r.live[s / 64] & ((1u64 << (s % 64)) - 1)).count_ones();
         // Live copies from the front's slot up to this one, around the end.
-        let rank = if s >= r.head { below(s) - below(r.head) } else { below(s) + self.before[r.live.len()] - below(r.head) };
+        let rank = if s >= r.head { self.below(s) - self.front } else { self.below(s) + self.before[r.live.len()] - self.front };
         Some(r.tag(r.base + rank as u64))
     }
 }

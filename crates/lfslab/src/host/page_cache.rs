@@ -150,7 +150,7 @@ impl DirtyFile {
     fn insert(&mut self, off: u64) -> bool {
         let w = (off / 64) as usize;
         if w >= self.words.len() {
-            // Doubled into fresh zeroed memory: only what was written is copied.
+            // Doubled (in whole chunks) into fresh zeroed memory.
             let mut words = vec![0; (self.words.len() * 2).max(w + 1).next_multiple_of(CHUNK_WORDS)];
             words[..self.words.len()].copy_from_slice(&self.words);
             self.words = words;
@@ -514,12 +514,13 @@ impl PageCache {
         tag
     }
 
-    /// Move page `key`, whose entry is at `p`, to the most recently used end.
-    fn touch(&mut self, key: Key, p: Pos) {
+    /// Move page `key`, whose entry is at `p`, to the most recently used
+    /// end, or with `head` to the least.
+    fn relist(&mut self, key: Key, p: Pos, head: bool) {
         self.room();
         let e = self.e(p);
         self.lru.drop_copy(tag_in(e));
-        let tag = self.lru.push_back(pack(key));
+        let tag = if head { self.push_front(pack(key)) } else { self.lru.push_back(pack(key)) };
         *self.e_mut(p) = retagged(e, tag);
     }
 
@@ -528,7 +529,7 @@ impl PageCache {
         match self.find(ino, off) {
             Some((p, e)) => {
                 self.stats.hits += 1;
-                self.touch((ino, off), p);
+                self.relist((ino, off), p, false);
                 Some(fp_in(e))
             }
             None => {
@@ -565,7 +566,7 @@ impl PageCache {
                 let flags = if dirty { DIRTY } else { e & RECLAIM };
                 *self.e_mut(p) = entry(fp, flags, tag_in(e));
                 if accessed {
-                    self.touch(key, p);
+                    self.relist(key, p, false);
                 }
             }
             None => {
@@ -607,7 +608,7 @@ impl PageCache {
             }
             let (ino, off) = unpack(key);
             let f = self.file_of(ino).expect("a live key's page has a page table");
-            if self.dirty.get(&ino).is_some_and(|d| d.contains(off)) {
+            if self.listed_dirty(ino, off) {
                 moved += 1;
                 assert!(moved <= self.dirty_count, "page cache: {} dirty pages counted, but more met at the head", self.dirty_count);
                 let p = (f, off as usize);
@@ -650,7 +651,7 @@ impl PageCache {
         for pos in self.evict_ahead_entry.max(front)..end {
             if let Some(key) = self.lru.live_key_at(pos) {
                 let (ino, off) = unpack(key);
-                if self.dirty.get(&ino).is_some_and(|d| d.contains(off)) {
+                if self.listed_dirty(ino, off) {
                     if let Some(f) = self.file_of(ino) {
                         self.prefetch_entry(f, off);
                     }
@@ -679,6 +680,13 @@ impl PageCache {
             self.stats.pages_dirtied += 1;
             self.mark_dirty((ino, off), now);
         }
+    }
+
+    /// Whether the page is in its file's dirty bitmap: `is_dirty` without
+    /// reading the page's entry.
+    #[inline]
+    fn listed_dirty(&self, ino: u32, off: u64) -> bool {
+        self.dirty.get(&ino).is_some_and(|d| d.contains(off))
     }
 
     fn is_dirty(&self, (ino, off): Key) -> bool {
@@ -951,11 +959,7 @@ impl PageCache {
             // met dirty goes to the head once written back (here when it is
             // taken: the model cleans a page at submission).
             if e & RECLAIM != 0 {
-                self.room();
-                let e = self.e(p);
-                self.lru.drop_copy(tag_in(e));
-                let tag = self.push_front(pack((ino, off)));
-                *self.e_mut(p) = retagged(e, tag);
+                self.relist((ino, off), p, true);
             }
             self.unmark_dirty((ino, off));
         }
