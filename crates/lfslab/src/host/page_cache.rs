@@ -442,15 +442,11 @@ impl PageCache {
         if off >= 1 << 32 {
             return;
         }
-        let dirty = self.dirty.get(&ino);
         if stage == 0 {
             if let Some(f) = self.file_of(ino) {
                 self.prefetch_entry(f, off);
             }
-            if let Some(f) = dirty {
-                crate::prefetch::prefetch(&f.counts, (off >> CHUNK_BITS) as usize);
-            }
-        } else if let Some(f) = dirty {
+        } else if let Some(f) = self.dirty.get(&ino) {
             crate::prefetch::prefetch(&f.words, (off / 64) as usize);
         }
     }
