@@ -18,8 +18,9 @@ use std::path::Path;
 const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// Bump when the saved structures change shape within one version, or
 /// when aging would leave another state: a loaded state must be what a
-/// fresh aging gives (16: the page cache's LRU list is a ring of keys).
-const FORMAT: u32 = 17;
+/// fresh aging gives (16: the page cache's LRU list is a ring of keys; 18:
+/// IPLFS's pending discards are `SegBitmaps`).
+const FORMAT: u32 = 18;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

@@ -40,6 +40,7 @@ mod iplfs;
 mod mount;
 mod namespace;
 mod rmipu;
+mod seg_bitmaps;
 mod vfs;
 use dir::Dir;
 pub use background::{default_reclaim_segments, MAX_RECLAIM_PREFREE_SEGMENTS};
@@ -374,7 +375,7 @@ pub struct F2fs<D: BlockDevice> {
     /// D2FS mode state (GC region, upcall handler, discards).
     d2fs: Option<d2fs::D2fsState>,
     /// IPLFS: per-section bitmaps of blocks invalidated since the checkpoint.
-    iplfs_discards: std::collections::BTreeMap<u32, [u64; 8]>,
+    iplfs_discards: seg_bitmaps::SegBitmaps,
     iplfs_pending: u64,
     /// The block list a checkpoint turns into discards, kept empty between.
     #[serde(skip)]
@@ -496,7 +497,7 @@ impl<D: BlockDevice> F2fs<D> {
             recovery: cfg.track_recovery.then(super::recovery::RecoveryLog::default),
             mount_image: None,
             d2fs,
-            iplfs_discards: std::collections::BTreeMap::new(),
+            iplfs_discards: seg_bitmaps::SegBitmaps::default(),
             iplfs_pending: 0,
             gc: gc_workers::GcWorkers::new(cfg.host_cores, cfg.gc_engine.kind),
             cfg,

@@ -163,7 +163,10 @@ impl<D: BlockDevice> F2fs<D> {
     /// Send discards for `blks` (merged into runs), not waiting for them;
     /// `blks` is left empty, its memory kept for the next batch.
     pub(super) fn discard_blocks(&mut self, at: SimTime, blks: &mut Vec<u64>) {
-        sort_blocks(blks, &mut self.discard_sort);
+        // IPLFS's come in order (`iplfs_after_checkpoint`), D2FS's do not.
+        if !blks.is_sorted() {
+            sort_blocks(blks, &mut self.discard_sort);
+        }
         let mut i = 0;
         while i < blks.len() {
             let mut n = 1;

@@ -7,7 +7,6 @@
 //! separate thread (the checkpoint does not wait for them).
 
 use super::F2fs;
-use crate::fs::layout::BLOCKS_PER_SEG;
 use crate::nvme::BlockDevice;
 use crate::sim::SimTime;
 
@@ -23,7 +22,7 @@ impl<D: BlockDevice> F2fs<D> {
         }
         let segno = self.layout.segno_of(blk);
         let off = (blk - self.layout.seg_start(segno)) as usize;
-        self.iplfs_discards.entry(segno).or_insert([0; 8])[off / 64] |= 1 << (off % 64);
+        self.iplfs_discards.mark(segno, off);
         self.iplfs_pending += 1;
     }
 
@@ -46,18 +45,20 @@ impl<D: BlockDevice> F2fs<D> {
         if !self.iplfs() || self.iplfs_discards.is_empty() {
             return;
         }
-        let maps = std::mem::take(&mut self.iplfs_discards);
         self.iplfs_pending = 0;
         // The discard lists' memory is kept (see `discard_blocks`).
         let mut blks = std::mem::take(&mut self.iplfs_blks);
-        for (segno, map) in maps {
-            let start = self.layout.seg_start(segno);
-            for off in 0..BLOCKS_PER_SEG as u64 {
-                if map[(off / 64) as usize] >> (off % 64) & 1 == 1 {
-                    blks.push(start + off);
+        let layout = &self.layout;
+        self.iplfs_discards.drain_sorted(|segno, map| {
+            let start = layout.seg_start(segno);
+            for (w, &word) in map.iter().enumerate() {
+                let mut x = word;
+                while x != 0 {
+                    blks.push(start + (w * 64) as u64 + x.trailing_zeros() as u64);
+                    x &= x - 1;
                 }
             }
-        }
+        });
         let before = self.stats.discard_cmds;
         self.discard_blocks(t, &mut blks);
         self.stats.discard_log_entries += self.stats.discard_cmds - before;
