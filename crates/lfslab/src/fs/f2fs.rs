@@ -374,7 +374,7 @@ pub struct F2fs<D: BlockDevice> {
     mount_image: Option<Box<mount::MountImage>>,
     /// D2FS mode state (GC region, upcall handler, discards).
     d2fs: Option<d2fs::D2fsState>,
-    /// IPLFS: per-section bitmaps of blocks invalidated since the checkpoint.
+    /// IPLFS: per-segment bitmaps of blocks invalidated since the checkpoint.
     iplfs_discards: seg_bitmaps::SegBitmaps,
     iplfs_pending: u64,
     /// The block list a checkpoint turns into discards, kept empty between.
