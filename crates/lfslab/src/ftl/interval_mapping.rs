@@ -183,8 +183,11 @@ impl MapNode {
         let li = (0..words).rev().find(|&i| self.dead[i] != !0).expect("a live word exists");
         let first = fi as u32 * 64 + (!self.dead[fi]).trailing_zeros();
         let last = li as u32 * 64 + 63 - (!self.dead[li]).leading_zeros();
-        // Outside fi..=li every block is dead.
-        let live: u64 = (fi..=li).map(|i| (!self.dead[i]).count_ones() as u64).sum();
+        // Outside fi..=li every block is dead, so the span holds all the
+        // node's live blocks: the counts give them without a pass over the
+        // bitmap (a dead block is a written one not mapped now;
+        // `behaves_like_a_map` holds this against the bit walk).
+        let live = (seg - (self.n_written - self.mapped)) as u64;
         // The shortest hole of at least 64 between live runs: holes shorter
         // than a word inside one word never qualify.
         let (mut hole, mut run) = (seg, 0u32);
@@ -225,8 +228,12 @@ impl MapNode {
             let end = self.next_live(p).expect("a hole before the last live block") - 1;
             crossing += 1;
             crossing_len += (end - start + 1) as u64;
-            // Later boundaries up to end + 1 fall in this same hole.
-            b = ((end as u64 + 1) / region as u64 + 1) * region as u64;
+            // Later boundaries up to end + 1 fall in this same hole. (A hole
+            // is rarely longer than the region, its shortest: a step or two,
+            // not a division.)
+            while b <= end as u64 + 1 {
+                b += region as u64;
+            }
         }
         let headers = 1 + crossing;
         let kept = span - live - crossing_len;
@@ -514,6 +521,8 @@ mod tests {
             }
             w += len;
         }
+        n.n_written = n.written.iter().map(|x| x.count_ones()).sum();
+        n.mapped = n.n_written - n.dead.iter().map(|x| x.count_ones()).sum::<u32>();
         n
     }
 
