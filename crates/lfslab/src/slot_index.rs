@@ -5,9 +5,9 @@
 //! by its hash bits first and by the table's key only when they match.
 //! Deletion shifts the rest of the probe run back, so there are no
 //! tombstones. Nothing iterates it, so runs stay deterministic. The
-//! database buffer pool (page -> frame), D2FS's migration log (old LBA ->
-//! record) and the page cache (inode -> page table, for inodes from 2^16)
-//! use it.
+//! database buffer pool (page -> frame), IPLFS's pending discards (segment
+//! -> bitmap) and the page cache (inode -> page table, for inodes from
+//! 2^16) use it.
 //!
 //! Against a `HashMap<u64, u32>` (17 bytes a bucket, up to 7/8 full, and
 //! the old table alive while it grows) this halves the index's memory.
@@ -80,12 +80,6 @@ impl SlotIndex {
         }
     }
 
-    /// Hint that `key` will be looked up soon: fetch its home bucket.
-    #[inline]
-    pub fn prefetch(&self, key: u64) {
-        crate::prefetch::prefetch(&self.buckets, hash_bits(key) as usize & self.mask());
-    }
-
     pub fn get(&self, key: u64, key_of: impl Fn(u32) -> u64) -> Option<u32> {
         self.find(key, key_of).ok().map(|b| (self.buckets[b] as u32).wrapping_sub(1))
     }
@@ -103,48 +97,16 @@ impl SlotIndex {
         self.len += 1;
     }
 
-    /// Index `slot` under `key`, replacing the slot it had; returns that.
-    pub fn insert_or_replace(&mut self, key: u64, slot: u32, key_of: impl Fn(u32) -> u64) -> Option<u32> {
-        assert!(slot < u32::MAX, "slot {slot} out of range");
-        match self.find(key, &key_of) {
-            Ok(b) => {
-                let old = (self.buckets[b] as u32).wrapping_sub(1);
-                self.buckets[b] = bucket(key, slot);
-                Some(old)
-            }
-            Err(_) => {
-                self.insert(key, slot, key_of);
-                None
-            }
-        }
-    }
-
     /// Empty the index, keeping its buckets.
     pub fn clear(&mut self) {
         self.buckets.fill(EMPTY);
         self.len = 0;
     }
 
-    /// Buckets allocated (what `clear` writes).
-    pub fn buckets(&self) -> usize {
-        self.buckets.len()
-    }
-
     /// Remove `key`, returning its slot.
     pub fn remove(&mut self, key: u64, key_of: impl Fn(u32) -> u64) -> Option<u32> {
         let b = self.find(key, key_of).ok()?;
         Some(self.remove_at(b))
-    }
-
-    /// Remove `key` if it is indexed under `slot`; whether it was.
-    pub fn remove_if(&mut self, key: u64, slot: u32, key_of: impl Fn(u32) -> u64) -> bool {
-        match self.find(key, key_of) {
-            Ok(b) if (self.buckets[b] as u32).wrapping_sub(1) == slot => {
-                self.remove_at(b);
-                true
-            }
-            _ => false,
-        }
     }
 
     /// Empty bucket `hole`, returning its slot.
@@ -205,12 +167,7 @@ mod tests {
             let key = rng.below(5_000) << 32 | rng.below(8);
             if model.contains_key(&key) && rng.below(2) == 0 {
                 let want = model.remove(&key);
-                if rng.below(2) == 0 {
-                    assert!(!idx.remove_if(key, want.unwrap() + 1, |s| keys[s as usize]), "step {step}: another slot");
-                    assert!(idx.remove_if(key, want.unwrap(), |s| keys[s as usize]), "step {step}");
-                } else {
-                    assert_eq!(idx.remove(key, |s| keys[s as usize]), want, "step {step}");
-                }
+                assert_eq!(idx.remove(key, |s| keys[s as usize]), want, "step {step}");
                 free.push(want.unwrap());
             } else {
                 let slot = free.pop().unwrap_or_else(|| {
@@ -218,14 +175,11 @@ mod tests {
                     keys.len() as u32 - 1
                 });
                 keys[slot as usize] = key;
-                if model.contains_key(&key) || rng.below(2) == 0 {
-                    let replaced = idx.insert_or_replace(key, slot, |s| keys[s as usize]);
-                    assert_eq!(replaced, model.insert(key, slot), "step {step}");
-                    free.extend(replaced);
-                } else {
-                    idx.insert(key, slot, |s| keys[s as usize]);
-                    model.insert(key, slot);
-                }
+                // A key already present moves to the new slot.
+                let replaced = idx.remove(key, |s| keys[s as usize]);
+                idx.insert(key, slot, |s| keys[s as usize]);
+                assert_eq!(replaced, model.insert(key, slot), "step {step}");
+                free.extend(replaced);
             }
             let probe = rng.below(5_000) << 32 | rng.below(8);
             assert_eq!(idx.get(probe, |s| keys[s as usize]), model.get(&probe).copied(), "step {step}");

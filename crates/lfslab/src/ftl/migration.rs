@@ -11,38 +11,38 @@
 
 use crate::nand::Lpn;
 use crate::nvme::{MigrationRecord, Upcall};
-use crate::slot_index::SlotIndex;
 use std::collections::VecDeque;
 
 /// Bytes a record takes in device memory: two 32-bit LBAs.
 pub const RECORD_BYTES: u64 = 8;
 
-const SLOT_MASK: u32 = (1 << 31) - 1;
-
-/// A record's slot in `by_old`: its id's low 31 bits. Outstanding ids are
-/// contiguous, so the slot and the oldest id give its place in the queue.
-fn slot_of(id: u64) -> u32 {
-    id as u32 & SLOT_MASK
-}
-
-/// The outstanding record an index slot names.
-fn record_at(q: &VecDeque<(MigrationRecord, Option<u64>)>, slot: u32) -> &MigrationRecord {
-    let front = q.front().expect("an indexed record is outstanding").0.id;
-    &q[(slot.wrapping_sub(slot_of(front)) & SLOT_MASK) as usize].0
-}
-
-/// The index's key of a slot: its record's old LBA.
-fn old_of(q: &VecDeque<(MigrationRecord, Option<u64>)>) -> impl Fn(u32) -> u64 + '_ {
-    move |s| record_at(q, s).old.0
+/// Records added one after another that leave one section (`key`) at
+/// strictly rising old LBAs. Coupled GC copies a victim's live pages in
+/// page order and, block-associative (§4.3), a page's offset in its block
+/// is its LBA's offset in its section, so one victim's records form one
+/// batch; a lookup searches a batch by halving instead of keeping a hash
+/// entry per record (a random line per copy at paper size).
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+struct Batch {
+    key: u32,
+    /// Ids `first..end`.
+    first: u64,
+    end: u64,
+    last_old: u64,
+    /// The previous batch of the same key (its sequence number plus one; 0: none).
+    prev: u64,
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct MigrationLog {
     /// Outstanding records in id order, with the upcall carrying each (None = buffered).
     outstanding: VecDeque<(MigrationRecord, Option<u64>)>,
-    /// Old LBA -> the newest outstanding record leaving it, by its id's
-    /// low 31 bits (`slot_of`; fewer than 2^31 records are outstanding).
-    by_old: SlotIndex,
+    /// Batches holding outstanding records, in id order; the front's
+    /// sequence number is `first_batch`.
+    batches: VecDeque<Batch>,
+    first_batch: u64,
+    /// Per key, its newest batch (sequence number plus one; 0: none).
+    newest: Vec<u64>,
     next_record: u64,
     next_upcall: u64,
     /// Migration SQ: upcalls placed for the host and not yet fetched.
@@ -62,7 +62,9 @@ impl MigrationLog {
         assert!(records_per_upcall > 0, "an upcall carries at least one record");
         MigrationLog {
             outstanding: VecDeque::new(),
-            by_old: SlotIndex::default(),
+            batches: VecDeque::new(),
+            first_batch: 0,
+            newest: Vec::new(),
             next_record: 1,
             next_upcall: 1,
             sq: VecDeque::new(),
@@ -74,29 +76,53 @@ impl MigrationLog {
         }
     }
 
-    pub fn add(&mut self, old: Lpn, new: Lpn) -> u64 {
+    /// Record that `old`, in section `key`, moved to `new`.
+    pub fn add(&mut self, key: u32, old: Lpn, new: Lpn) -> u64 {
         let id = self.next_record;
         self.next_record += 1;
         self.outstanding.push_back((MigrationRecord { id, old, new }, None));
-        self.by_old.insert_or_replace(old.0, slot_of(id), old_of(&self.outstanding));
+        match self.batches.back_mut() {
+            Some(b) if b.key == key && b.end == id && b.last_old < old.0 => {
+                b.end += 1;
+                b.last_old = old.0;
+            }
+            _ => {
+                let k = key as usize;
+                if self.newest.len() <= k {
+                    self.newest.resize(k + 1, 0);
+                }
+                let seq = self.first_batch + self.batches.len() as u64;
+                self.batches.push_back(Batch { key, first: id, end: id + 1, last_old: old.0, prev: self.newest[k] });
+                self.newest[k] = seq + 1;
+            }
+        }
         self.peak_outstanding = self.peak_outstanding.max(self.outstanding.len());
         self.records_created += 1;
         id
     }
 
-    /// Hint that a record leaving `old` is added soon: fetch its index
-    /// bucket. Never changes results.
-    #[inline]
-    pub fn prefetch(&self, old: Lpn) {
-        self.by_old.prefetch(old.0);
-    }
-
-    /// Where an outstanding record moved `old` to.
-    pub fn lookup(&self, old: Lpn) -> Option<Lpn> {
-        let slot = self.by_old.get(old.0, old_of(&self.outstanding))?;
-        let r = record_at(&self.outstanding, slot);
-        debug_assert_eq!(r.old, old);
-        Some(r.new)
+    /// Where the newest outstanding record leaving `old` (in section `key`)
+    /// moved it.
+    pub fn lookup(&self, key: u32, old: Lpn) -> Option<Lpn> {
+        let front = self.outstanding.front()?.0.id;
+        let mut s = self.newest.get(key as usize).copied().unwrap_or(0);
+        // Newest batch first; a batch before `first_batch` has no record left.
+        while s > self.first_batch {
+            let b = self.batches[(s - 1 - self.first_batch) as usize];
+            // Its outstanding records, rising in old LBA.
+            let (mut lo, mut hi) = ((b.first.max(front) - front) as usize, (b.end - front) as usize);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                let r = self.outstanding[mid].0;
+                match r.old.cmp(&old) {
+                    std::cmp::Ordering::Less => lo = mid + 1,
+                    std::cmp::Ordering::Greater => hi = mid,
+                    std::cmp::Ordering::Equal => return Some(r.new),
+                }
+            }
+            s = b.prev;
+        }
+        None
     }
 
     pub fn outstanding(&self) -> usize {
@@ -151,26 +177,11 @@ impl MigrationLog {
         if let Some(&(_, Some(u))) = n.checked_sub(1).and_then(|k| self.outstanding.get(k)) {
             assert!(sq_front.is_none_or(|q| q > u), "upcall {u} completed before the host fetched it");
         }
-        let rest = self.outstanding.len() - n;
-        // A checkpoint often frees most of the log: then emptying the index
-        // (a sequential write) and indexing what stays costs less than a
-        // random removal per freed record. The index answers the same.
-        if n > rest + self.by_old.buckets() / 64 {
-            synced.extend(self.outstanding.drain(..n).map(|(r, _)| r));
-            self.by_old.clear();
-            for k in 0..rest {
-                let r = self.outstanding[k].0;
-                self.by_old.insert_or_replace(r.old.0, slot_of(r.id), old_of(&self.outstanding));
-            }
-            return synced;
-        }
-        for _ in 0..n {
-            let r = self.outstanding.front().expect("counted").0;
-            // Unindexed while it is still in the queue, where the index
-            // reads keys.
-            self.by_old.remove_if(r.old.0, slot_of(r.id), old_of(&self.outstanding));
-            self.outstanding.pop_front();
-            synced.push(r);
+        synced.extend(self.outstanding.drain(..n).map(|(r, _)| r));
+        let front = self.outstanding.front().map_or(self.next_record, |(r, _)| r.id);
+        while self.batches.front().is_some_and(|b| b.end <= front) {
+            self.batches.pop_front();
+            self.first_batch += 1;
         }
         synced
     }
@@ -191,13 +202,21 @@ impl MigrationLog {
 mod tests {
     use super::*;
 
+    /// The tests' sections: 32 LBAs each.
+    fn add(m: &mut MigrationLog, old: u64, new: u64) {
+        m.add((old / 32) as u32, Lpn(old), Lpn(new));
+    }
+    fn lookup(m: &MigrationLog, old: u64) -> Option<Lpn> {
+        m.lookup((old / 32) as u32, Lpn(old))
+    }
+
     #[test]
     fn records_flow_buffered_inflight_synced() {
         let mut m = MigrationLog::new(2);
         for i in 0..5 {
-            m.add(Lpn(100 + i), Lpn(200 + i));
+            add(&mut m, 100 + i, 200 + i);
         }
-        assert_eq!(m.lookup(Lpn(102)), Some(Lpn(202)));
+        assert_eq!(lookup(&m, 102), Some(Lpn(202)));
         assert_eq!(m.place_upcalls(), 3);
         let a = m.fetch().unwrap();
         let b = m.fetch().unwrap();
@@ -205,8 +224,8 @@ mod tests {
         assert_eq!(a.records[0].id, 1);
         let freed = m.complete(b.id);
         assert_eq!(freed.len(), 4);
-        assert_eq!(m.lookup(Lpn(100)), None);
-        assert_eq!(m.lookup(Lpn(104)), Some(Lpn(204)));
+        assert_eq!(lookup(&m, 100), None);
+        assert_eq!(lookup(&m, 104), Some(Lpn(204)));
         assert_eq!(m.after(4).len(), 1);
         assert_eq!(m.peak_outstanding, 5);
     }
@@ -214,53 +233,59 @@ mod tests {
     #[test]
     fn a_second_placement_takes_only_the_records_added_since() {
         let mut m = MigrationLog::new(4);
-        m.add(Lpn(1), Lpn(10));
-        m.add(Lpn(2), Lpn(20));
+        add(&mut m, 1, 10);
+        add(&mut m, 2, 20);
         assert_eq!(m.place_upcalls(), 1);
         assert_eq!(m.place_upcalls(), 0, "nothing buffered");
-        m.add(Lpn(3), Lpn(30));
+        add(&mut m, 3, 30);
         assert_eq!(m.place_upcalls(), 1);
         let ids: Vec<Vec<u64>> = std::iter::from_fn(|| m.fetch()).map(|u| u.records.iter().map(|r| r.id).collect()).collect();
         assert_eq!(ids, vec![vec![1, 2], vec![3]]);
     }
 
-    /// Lookups through the index agree with a map of the newest
-    /// outstanding record per old LBA, as records come and go (freed one
-    /// by one or by rebuilding the index).
+    /// Lookups through the batches agree with a map of the newest
+    /// outstanding record per old LBA, as records come and go (a
+    /// completion frees part of a batch, or all of some).
     #[test]
     fn lookups_agree_with_a_map_under_churn() {
         let mut rng = crate::sim::SimRng::new(5);
         let mut m = MigrationLog::new(3);
         let mut synced = 0;
+        let mut old = 0;
         for step in 0..20_000u64 {
             if rng.below(3) > 0 {
-                m.add(Lpn(rng.below(300)), Lpn(1_000 + step));
+                // Mostly rising runs within a section (one victim's
+                // copies), sometimes a jump anywhere (a new victim).
+                old = if rng.below(8) == 0 { rng.below(300) } else { old + 1 + rng.below(3) } % 300;
+                add(&mut m, old, 1_000 + step);
             } else {
                 m.place_upcalls();
                 let fetched: Vec<u64> = std::iter::from_fn(|| m.fetch()).map(|u| u.id).collect();
                 // Up to a random fetched upcall: a completion frees some of
-                // the log or most of it (the index is then rebuilt).
+                // the log or most of it.
                 if !fetched.is_empty() {
                     let upto = fetched[rng.below(fetched.len() as u64) as usize];
                     synced += m.complete(upto).len();
                 }
             }
-            let old = Lpn(rng.below(300));
-            let newest = m.after(0).into_iter().rev().find(|r| r.old == old).map(|r| r.new);
-            assert_eq!(m.lookup(old), newest, "step {step}");
+            let q = rng.below(300);
+            let newest = m.after(0).into_iter().rev().find(|r| r.old == Lpn(q)).map(|r| r.new);
+            assert_eq!(lookup(&m, q), newest, "step {step}");
         }
         assert!(synced > 5_000 && m.peak_outstanding > 20, "synced {synced}, peak {}", m.peak_outstanding);
+        let batches = m.first_batch + m.batches.len() as u64;
+        assert!(batches * 2 < m.records_created, "{batches} batches for {} records", m.records_created);
     }
 
     #[test]
     fn newest_record_wins_lookup_and_survives_sync_of_older() {
         let mut m = MigrationLog::new(256);
-        m.add(Lpn(1), Lpn(10));
+        add(&mut m, 1, 10);
         m.place_upcalls();
         let u = m.fetch().unwrap();
-        m.add(Lpn(1), Lpn(20));
-        assert_eq!(m.lookup(Lpn(1)), Some(Lpn(20)));
+        add(&mut m, 1, 20);
+        assert_eq!(lookup(&m, 1), Some(Lpn(20)));
         m.complete(u.id);
-        assert_eq!(m.lookup(Lpn(1)), Some(Lpn(20)));
+        assert_eq!(lookup(&m, 1), Some(Lpn(20)));
     }
 }

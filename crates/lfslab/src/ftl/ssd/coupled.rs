@@ -257,7 +257,7 @@ impl Ssd {
         loop {
             let (sec, off) = c.section_of(l, self.sps);
             match c.sec_map[sec as usize] {
-                NONE => match c.log.lookup(l) {
+                NONE => match c.log.lookup(sec, l) {
                     Some(n) => {
                         l = n;
                         redirected = true;
@@ -381,12 +381,7 @@ impl Ssd {
         let h = GC_DEST_HEAD[(kind == BlockKind::Node) as usize];
         let mtime = self.pool.info(victim).last_write;
         let mut done = now;
-        // Each copy's record indexes its old LBA at random: fetch a few ahead.
-        const RECORD_AHEAD: usize = 16;
-        for (i, &(old, old_lba, ready)) in live.iter().enumerate() {
-            if let Some(&(_, ahead, _)) = live.get(i + RECORD_AHEAD) {
-                self.c().log.prefetch(ahead);
-            }
+        for &(old, old_lba, ready) in live {
             if self.heads[h].sb.is_none() || self.heads[h].next == self.sps {
                 self.open_gc_destination(h, kind);
             }
@@ -413,7 +408,7 @@ impl Ssd {
             if c.is_gc_sec(old_sec) {
                 c.draining[(old_sec - c.gc_first_sec) as usize] += 1;
             }
-            c.log.add(old_lba, new_lba);
+            c.log.add(old_sec, old_lba, new_lba);
         }
         let c = self.cm();
         let (sec, n) = (now.ns() / 1_000_000_000, c.log.outstanding() as u64);
