@@ -426,7 +426,7 @@ impl Run {
             Stack::Fs { fs, files, .. } => {
                 let set = files.as_ref().expect("precondition() lays out the files first");
                 let direct = s.jobs.iter().flat_map(|j| (0..j.numjobs).map(|_| j.direct)).collect();
-                let mut target = FsTarget { fs: &mut **fs, files: set, direct };
+                let mut target = FsTarget { fs: &mut **fs, files: set, direct, data: Vec::new() };
                 workload::run(&mut target, &s.jobs, &wrng, &cfg)?
             }
         };
