@@ -61,6 +61,13 @@ impl Layout {
         SuperblockId(self.slots_per_superblock.div(ppn.0) as u32)
     }
 
+    /// (superblock, offset in it) of `x` slots counted from superblock 0's
+    /// start: block-mapped LBAs (D2FS sections, ZNS zones) are laid out so.
+    #[inline]
+    pub fn split_superblock(&self, x: u64) -> (u64, u64) {
+        (self.slots_per_superblock.div(x), self.slots_per_superblock.rem(x))
+    }
+
     #[inline]
     pub fn superblock_start(&self, sb: SuperblockId) -> Ppn {
         Ppn(sb.0 as u64 * self.slots_per_superblock.d)

@@ -37,7 +37,7 @@ use crate::ftl::config::ConfigError;
 use crate::ftl::migration::MigrationLog;
 use crate::nvme::{MigrationRecord, Upcall};
 use crate::ftl::SbState;
-use crate::nand::{Lpn, Ppn, SuperblockId};
+use crate::nand::{Layout, Lpn, Ppn, SuperblockId};
 use crate::nvme::Status;
 use crate::oracle::Fingerprint;
 use crate::sim::{SimDuration, SimTime};
@@ -225,9 +225,12 @@ impl Coupled {
         })
     }
 
-    fn section_of(&self, lba: Lpn, sps: u32) -> (u32, u32) {
-        let rel = lba.0 - self.cfg.main_start;
-        ((rel / sps as u64) as u32, (rel % sps as u64) as u32)
+    /// (section, offset) of a main-area LBA: a section is a superblock's
+    /// worth of LBAs (a shift for the usual power-of-two superblock).
+    #[inline]
+    fn section_of(&self, lba: Lpn, layout: &Layout) -> (u32, u32) {
+        let (sec, off) = layout.split_superblock(lba.0 - self.cfg.main_start);
+        (sec as u32, off as u32)
     }
 
     fn is_gc_sec(&self, sec: u32) -> bool {
@@ -255,7 +258,7 @@ impl Ssd {
         let mut l = lba;
         let mut redirected = false;
         loop {
-            let (sec, off) = c.section_of(l, self.sps);
+            let (sec, off) = c.section_of(l, &self.layout);
             match c.sec_map[sec as usize] {
                 NONE => match c.log.lookup(sec, l) {
                     Some(n) => {
@@ -328,7 +331,7 @@ impl Ssd {
 
     /// Place one host block of the main area at its block-associative slot.
     pub(super) fn place_main(&mut self, lba: Lpn, fp: Fingerprint, ready: SimTime, stream: u8) {
-        let (sec, off) = self.c().section_of(lba, self.sps);
+        let (sec, off) = self.c().section_of(lba, &self.layout);
         assert!(
             !self.c().is_gc_sec(sec),
             "host wrote LBA {} in the GC region (section {sec}); only CGC allocates there",
@@ -402,9 +405,9 @@ impl Ssd {
             if let Some(t) = self.finish_slot(h) {
                 done = done.max(t);
             }
-            let sps = self.sps;
+            let layout = self.layout;
             let c = self.cm();
-            let (old_sec, _) = c.section_of(old_lba, sps);
+            let (old_sec, _) = c.section_of(old_lba, &layout);
             if c.is_gc_sec(old_sec) {
                 c.draining[(old_sec - c.gc_first_sec) as usize] += 1;
             }
@@ -501,7 +504,7 @@ impl Ssd {
         let synced = c.log.complete(upcall);
         c.stats.records_synced += synced.len() as u64;
         for r in &synced {
-            let (sec, _) = c.section_of(r.old, self.sps);
+            let (sec, _) = c.section_of(r.old, &self.layout);
             if c.is_gc_sec(sec) {
                 let d = &mut c.draining[(sec - c.gc_first_sec) as usize];
                 *d -= 1;
@@ -522,7 +525,7 @@ impl Ssd {
     pub fn peek_direct(&self, lba: Lpn) -> Option<Fingerprint> {
         let ppn = if self.coupled_main(lba) {
             let c = self.c();
-            let (sec, off) = c.section_of(lba, self.sps);
+            let (sec, off) = c.section_of(lba, &self.layout);
             match c.sec_map[sec as usize] {
                 NONE => None,
                 sb => Some(Ppn(self.layout.superblock_start(SuperblockId(sb)).0 + off as u64))
@@ -608,7 +611,7 @@ impl Ssd {
         if !self.zoned() || !self.coupled_main(slba) {
             return Ok(());
         }
-        let (sec, off) = self.c().section_of(slba, self.sps);
+        let (sec, off) = self.c().section_of(slba, &self.layout);
         let (wp, active) = self.zone_wp(sec);
         if wp == self.sps {
             return Err(Status::ZoneFull);
@@ -627,7 +630,7 @@ impl Ssd {
         if !self.zoned() || !self.coupled_main(zslba) || zslba.0 >= self.capacity {
             return Err(Status::NotZoned);
         }
-        let (sec, off) = self.c().section_of(zslba, self.sps);
+        let (sec, off) = self.c().section_of(zslba, &self.layout);
         if off != 0 || nlb == 0 {
             return Err(Status::InvalidField);
         }
@@ -641,7 +644,7 @@ impl Ssd {
         if !self.host_freed_main() || !self.coupled_main(zslba) || zslba.0 >= self.capacity {
             return Err(Status::NotZoned);
         }
-        let (sec, off) = self.c().section_of(zslba, self.sps);
+        let (sec, off) = self.c().section_of(zslba, &self.layout);
         if off != 0 {
             return Err(Status::InvalidField);
         }
@@ -695,7 +698,7 @@ impl Ssd {
         if self.coupled.is_none() || !self.coupled_main(zslba) || zslba.0 >= self.capacity {
             return Err(Status::NotZoned);
         }
-        let (sec, off) = self.c().section_of(zslba, self.sps);
+        let (sec, off) = self.c().section_of(zslba, &self.layout);
         if off != 0 {
             return Err(Status::InvalidField);
         }
