@@ -20,8 +20,8 @@ const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// when aging would leave another state: a loaded state must be what a
 /// fresh aging gives (16: the page cache's LRU list is a ring of keys; 18:
 /// IPLFS's pending discards are `SegBitmaps`; 19: D2FS's migration records
-/// are found by batch, not by a hash index).
-const FORMAT: u32 = 19;
+/// are found by batch, not by a hash index; 20: a batch keeps only its end).
+const FORMAT: u32 = 20;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

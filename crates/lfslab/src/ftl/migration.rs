@@ -22,13 +22,15 @@ pub const RECORD_BYTES: u64 = 8;
 /// is its LBA's offset in its section, so one victim's records form one
 /// batch; a lookup searches a batch by halving instead of keeping a hash
 /// entry per record (a random line per copy at paper size).
+///
+/// Every record is in one batch, so batches tile the ids: a batch's
+/// records run from the end of the batch before it (or, for the front
+/// batch, from the oldest outstanding record) to its own `end`.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Batch {
     key: u32,
-    /// Ids `first..end`.
-    first: u64,
+    /// One past its last record's id.
     end: u64,
-    last_old: u64,
     /// The previous batch of the same key (its sequence number plus one; 0: none).
     prev: u64,
 }
@@ -80,22 +82,22 @@ impl MigrationLog {
     pub fn add(&mut self, key: u32, old: Lpn, new: Lpn) -> u64 {
         let id = self.next_record;
         self.next_record += 1;
-        self.outstanding.push_back((MigrationRecord { id, old, new }, None));
+        // The back batch's last record, if still outstanding, is the queue's
+        // last (a completion frees records from the front, and batches with them).
+        let rises = self.outstanding.back().is_some_and(|(r, _)| r.old < old);
         match self.batches.back_mut() {
-            Some(b) if b.key == key && b.end == id && b.last_old < old.0 => {
-                b.end += 1;
-                b.last_old = old.0;
-            }
+            Some(b) if b.key == key && b.end == id && rises => b.end += 1,
             _ => {
                 let k = key as usize;
                 if self.newest.len() <= k {
                     self.newest.resize(k + 1, 0);
                 }
                 let seq = self.first_batch + self.batches.len() as u64;
-                self.batches.push_back(Batch { key, first: id, end: id + 1, last_old: old.0, prev: self.newest[k] });
+                self.batches.push_back(Batch { key, end: id + 1, prev: self.newest[k] });
                 self.newest[k] = seq + 1;
             }
         }
+        self.outstanding.push_back((MigrationRecord { id, old, new }, None));
         self.peak_outstanding = self.peak_outstanding.max(self.outstanding.len());
         self.records_created += 1;
         id
@@ -108,9 +110,11 @@ impl MigrationLog {
         let mut s = self.newest.get(key as usize).copied().unwrap_or(0);
         // Newest batch first; a batch before `first_batch` has no record left.
         while s > self.first_batch {
-            let b = self.batches[(s - 1 - self.first_batch) as usize];
+            let i = (s - 1 - self.first_batch) as usize;
+            let b = self.batches[i];
             // Its outstanding records, rising in old LBA.
-            let (mut lo, mut hi) = ((b.first.max(front) - front) as usize, (b.end - front) as usize);
+            let first = if i == 0 { front } else { self.batches[i - 1].end };
+            let (mut lo, mut hi) = ((first - front) as usize, (b.end - front) as usize);
             while lo < hi {
                 let mid = (lo + hi) / 2;
                 let r = self.outstanding[mid].0;
