@@ -20,8 +20,9 @@ const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// when aging would leave another state: a loaded state must be what a
 /// fresh aging gives (16: the page cache's LRU list is a ring of keys; 18:
 /// IPLFS's pending discards are `SegBitmaps`; 19: D2FS's migration records
-/// are found by batch, not by a hash index; 20: a batch keeps only its end).
-const FORMAT: u32 = 20;
+/// are found by batch, not by a hash index; 20: a batch keeps only its end;
+/// 21: IPLFS's pending discards come from the SIT's maps, no bitmaps kept).
+const FORMAT: u32 = 21;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

@@ -5,9 +5,8 @@
 //! by its hash bits first and by the table's key only when they match.
 //! Deletion shifts the rest of the probe run back, so there are no
 //! tombstones. Nothing iterates it, so runs stay deterministic. The
-//! database buffer pool (page -> frame), IPLFS's pending discards (segment
-//! -> bitmap) and the page cache (inode -> page table, for inodes from
-//! 2^16) use it.
+//! database buffer pool (page -> frame) and the page cache (inode -> page
+//! table, for inodes from 2^16) use it.
 //!
 //! Against a `HashMap<u64, u32>` (17 bytes a bucket, up to 7/8 full, and
 //! the old table alive while it grows) this halves the index's memory.
@@ -95,12 +94,6 @@ impl SlotIndex {
             Err(b) => self.buckets[b] = bucket(key, slot),
         }
         self.len += 1;
-    }
-
-    /// Empty the index, keeping its buckets.
-    pub fn clear(&mut self) {
-        self.buckets.fill(EMPTY);
-        self.len = 0;
     }
 
     /// Remove `key`, returning its slot.

@@ -17,7 +17,7 @@
 use super::config::{DiscardPolicy, FsConfig, FsMode, IpuPolicy};
 use super::layout::{Layout, LayoutError, BLOCKS_PER_SEG};
 use super::node::{DnodeSlot, Nid, NodeKind, NodeManager, MAX_FILE_BLOCKS, NULL_ADDR};
-use super::segment::{LogType, NoSpace, SegmentManager};
+use super::segment::{CpDiscards, LogType, NoSpace, SegmentManager};
 use super::ssa::SsaEntry;
 use super::flusher::{Chunk, FlushTarget, Flusher};
 use dirty_blocks::DirtyBlocks;
@@ -40,7 +40,6 @@ mod iplfs;
 mod mount;
 mod namespace;
 mod rmipu;
-mod seg_bitmaps;
 mod vfs;
 use dir::Dir;
 pub use background::{default_reclaim_segments, MAX_RECLAIM_PREFREE_SEGMENTS};
@@ -374,8 +373,7 @@ pub struct F2fs<D: BlockDevice> {
     mount_image: Option<Box<mount::MountImage>>,
     /// D2FS mode state (GC region, upcall handler, discards).
     d2fs: Option<d2fs::D2fsState>,
-    /// IPLFS: per-segment bitmaps of blocks invalidated since the checkpoint.
-    iplfs_discards: seg_bitmaps::SegBitmaps,
+    /// IPLFS: blocks the host invalidated since the last checkpoint.
     iplfs_pending: u64,
     /// The block list a checkpoint turns into discards, kept empty between.
     #[serde(skip)]
@@ -497,7 +495,6 @@ impl<D: BlockDevice> F2fs<D> {
             recovery: cfg.track_recovery.then(super::recovery::RecoveryLog::default),
             mount_image: None,
             d2fs,
-            iplfs_discards: seg_bitmaps::SegBitmaps::default(),
             iplfs_pending: 0,
             gc: gc_workers::GcWorkers::new(cfg.host_cores, cfg.gc_engine.kind),
             cfg,
@@ -770,13 +767,18 @@ impl<D: BlockDevice> F2fs<D> {
         }
         let keep = self.d2fs_sections_to_keep();
         // add_discard_addrs: plain F2FS discards the blocks this checkpoint
-        // released in segments still in use (zoned F2FS resets whole zones;
-        // D2FS and IPLFS discard on their own terms), queued as they are found.
-        let sit = if !self.cfg.zoned && self.d2fs.is_none() && !self.iplfs() && self.cfg.discard != DiscardPolicy::Off {
+        // released in segments still in use, queued as they are found;
+        // IPLFS every block invalidated since the last checkpoint, issued
+        // after it (`iplfs_after_checkpoint`). Zoned F2FS resets whole zones,
+        // D2FS keeps its own lists.
+        let sit = if self.iplfs() {
+            let blks = &mut self.iplfs_blks;
+            self.sm.checkpoint(&keep, CpDiscards::Invalidated(&mut |start, len| blks.extend(start..start + len as u64)))
+        } else if !self.cfg.zoned && self.d2fs.is_none() && self.cfg.discard != DiscardPolicy::Off {
             let queue = &mut self.pending_discards;
-            self.sm.checkpoint(&keep, Some(&mut |start, len| queue.insert(start, len)))
+            self.sm.checkpoint(&keep, CpDiscards::InUse(&mut |start, len| queue.insert(start, len)))
         } else {
-            self.sm.checkpoint(&keep, None)
+            self.sm.checkpoint(&keep, CpDiscards::Off)
         };
         let freed = sit.freed;
         if sit.dirty_entries > SIT_JOURNAL_ENTRIES && !self.iplfs() {

@@ -184,6 +184,21 @@ pub struct SegmentManager {
     ssr_index: Option<SsrIndex>,
 }
 
+/// Which invalidated blocks a checkpoint reports for discard: the runs in a
+/// dirty segment's `ckpt_valid_map` that are no longer valid, that is the
+/// blocks valid at the last checkpoint or allocated since, and invalid now.
+pub enum CpDiscards<'a> {
+    /// None (zoned F2FS resets zones, D2FS keeps its own lists, or discard
+    /// is off): the maps are not scanned for runs.
+    Off,
+    /// F2FS's `add_discard_addrs`: in segments still holding valid blocks;
+    /// dead segments are discarded whole when their section is freed.
+    InUse(&'a mut dyn FnMut(u64, u32)),
+    /// In every dirty segment, dead ones too: IPLFS discards every block
+    /// invalidated since the last checkpoint and never a whole section.
+    Invalidated(&'a mut dyn FnMut(u64, u32)),
+}
+
 /// What a checkpoint did to the segment state.
 #[derive(Clone, Debug, Default)]
 pub struct SitCheckpoint {
@@ -904,12 +919,10 @@ impl SegmentManager {
     /// checkpointed bitmaps catch up, and the dirty SIT state is reported and
     /// cleared. Sections in `keep` stay prefree (D2FS: records still name them).
     ///
-    /// `discard` gets each run of `add_discard_addrs` as it is found: blocks
-    /// in `ckpt_valid_map` but no longer valid, in segments still holding
-    /// valid blocks (dead segments are discarded whole when their section
-    /// is freed). With None (a filesystem that does not discard at
-    /// checkpoints) the maps are not scanned for runs.
-    pub fn checkpoint(&mut self, keep: &BTreeSet<u32>, mut discard: Option<&mut dyn FnMut(u64, u32)>) -> SitCheckpoint {
+    /// `discard` gets the runs of blocks in `ckpt_valid_map` but no longer
+    /// valid as the walk over the dirty entries finds them (see
+    /// `CpDiscards`); with `Off` the maps are not scanned for runs.
+    pub fn checkpoint(&mut self, keep: &BTreeSet<u32>, mut discard: CpDiscards) -> SitCheckpoint {
         let (kept, freed): (BTreeSet<u32>, BTreeSet<u32>) = std::mem::take(&mut self.prefree).into_iter().partition(|s| keep.contains(s));
         self.prefree = kept;
         let freed: Vec<u32> = freed.into_iter().collect();
@@ -931,7 +944,12 @@ impl SegmentManager {
         let dirty_entries = self.dirty_sit_entries.take_sorted();
         for &segno in &dirty_entries {
             let e = &self.segs[segno as usize];
-            if let Some(discard) = discard.as_mut().filter(|_| e.valid > 0 && (e.valid as u32) < BLOCKS_PER_SEG) {
+            let wanted = match discard {
+                CpDiscards::Off => None,
+                CpDiscards::InUse(ref mut f) => (e.valid > 0).then_some(f),
+                CpDiscards::Invalidated(ref mut f) => Some(f),
+            };
+            if let Some(discard) = wanted.filter(|_| (e.valid as u32) < BLOCKS_PER_SEG) {
                 let start = self.layout.seg_start(segno);
                 let mut d = [0u64; 8];
                 for (w, x) in d.iter_mut().enumerate() {
@@ -1238,7 +1256,7 @@ mod tests {
                     let i = live.iter().position(|&x| x == old).expect("a valid block is live");
                     live[i] = new;
                 }
-                m.checkpoint(&BTreeSet::new(), None);
+                m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
                 gcs += 1;
             }
             let r = rng.below(100);
@@ -1249,7 +1267,7 @@ mod tests {
             };
             live.push(b.expect("room: 30% of the volume is invalid or free"));
             if step % 997 == 0 {
-                m.checkpoint(&BTreeSet::new(), None);
+                m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
             }
             if step == 30_000 {
                 m.restart_logs().unwrap();
@@ -1321,7 +1339,7 @@ mod tests {
         }
         assert_eq!(m.prefree_sections(), 1);
         assert_eq!(m.free_sections(), free);
-        let c = m.checkpoint(&BTreeSet::new(), None);
+        let c = m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
         assert_eq!(c.freed.len(), 1);
         assert!(c.dirty_entries >= 2 && !c.dirty_blocks.is_empty());
         assert_eq!(m.free_sections(), free + 1);
@@ -1341,7 +1359,7 @@ mod tests {
         for &b in &warm[..1024] {
             m.invalidate(b);
         }
-        m.checkpoint(&BTreeSet::new(), None);
+        m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
         let free = m.free_sections();
         let hot = m.alloc(LogType::HotData, SimTime(1), false).unwrap();
         assert_eq!(sec_of(&m, hot), w0, "hot data starts from the volume's first free section");
@@ -1406,7 +1424,7 @@ mod tests {
             m.invalidate(*b);
         }
         // Not yet checkpointed: SSR must not hand out those blocks.
-        let c = m.checkpoint(&BTreeSet::new(), None);
+        let c = m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
         assert!(c.freed.is_empty());
         // Force the log to a new segment by SSR: fill the current segment first.
         while m.curseg_mode(LogType::WarmData) == Some(AllocMode::Lfs) {
@@ -1456,7 +1474,7 @@ mod tests {
         for b in warm[..512].iter().step_by(5) {
             m.invalidate(*b);
         }
-        m.checkpoint(&BTreeSet::new(), None);
+        m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
         // (Sections of 2 segments: the log has left the first one, which SSR may now use.)
         // Fill the open warm-node segment, then ask for SSR.
         // (to the end of its section: an LFS log first goes on in its section, `need_new_seg`).
@@ -1477,17 +1495,17 @@ mod tests {
     fn checkpoint_reports_runs_of_dead_blocks() {
         let mut m = sm();
         let blocks: Vec<u64> = (0..1100).map(|_| m.alloc(LogType::WarmData, SimTime(0), false).unwrap()).collect();
-        m.checkpoint(&BTreeSet::new(), None);
+        m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
         for b in &blocks[10..20] {
             m.invalidate(*b);
         }
         m.invalidate(blocks[30]);
         let mut runs = Vec::new();
-        m.checkpoint(&BTreeSet::new(), Some(&mut |s, l| runs.push((s, l))));
+        m.checkpoint(&BTreeSet::new(), CpDiscards::InUse(&mut |s, l| runs.push((s, l))));
         assert_eq!(runs, vec![(blocks[10], 10), (blocks[30], 1)]);
         // Reported once: the next checkpoint has nothing new.
         let mut again = Vec::new();
-        m.checkpoint(&BTreeSet::new(), Some(&mut |s, l| again.push((s, l))));
+        m.checkpoint(&BTreeSet::new(), CpDiscards::InUse(&mut |s, l| again.push((s, l))));
         assert!(again.is_empty());
         m.check().unwrap();
     }
@@ -1550,14 +1568,14 @@ mod tests {
                 }
             }
         }
-        m.checkpoint(&BTreeSet::new(), None);
+        m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
         // Every closed segment loses one block: all are dirty, of equal cost.
         for (&(_, segno), blocks) in &segs {
             if !m.is_curseg(segno) {
                 m.invalidate(blocks[0]);
             }
         }
-        m.checkpoint(&BTreeSet::new(), None);
+        m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
         let first = |log: LogType, from: u32| segs.keys().filter(|&&(l, s)| l == log && s >= from && !m.is_curseg(s)).map(|&(_, s)| s).next();
         let mid = m.layout.main_segments / 2;
         let hot_start = first(LogType::HotData, 0).unwrap();
@@ -1589,14 +1607,14 @@ mod tests {
             let b = m.alloc(LogType::WarmData, SimTime(0), false).unwrap();
             segs.entry(m.layout.segno_of(b)).or_default().push(b);
         }
-        m.checkpoint(&BTreeSet::new(), None);
+        m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
         // Every closed segment loses one block: all dirty, all of cost 511.
         for (&segno, blocks) in &segs {
             if !m.is_curseg(segno) {
                 m.invalidate(blocks[0]);
             }
         }
-        m.checkpoint(&BTreeSet::new(), None);
+        m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
         let dirty: Vec<u32> = segs.keys().copied().filter(|&s| !m.is_curseg(s)).collect();
         assert_eq!(dirty, (0..39).collect::<Vec<_>>(), "warm data fills the volume from segment 0");
         m.set_max_victim_search(4);
@@ -1641,7 +1659,7 @@ mod tests {
                     m.invalidate(live.swap_remove(i));
                 }
                 98 => {
-                    m.checkpoint(&BTreeSet::new(), None);
+                    m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
                 }
                 _ => {
                     let sec = rng.below(m.layout.main_sections as u64 + 1) as u32;

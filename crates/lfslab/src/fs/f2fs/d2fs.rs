@@ -146,7 +146,7 @@ impl<D: BlockDevice> F2fs<D> {
         let node = || self.owner.get(self.main_index(blk)).is_node();
         let ckpt = self.d2fs.is_some() && (self.sm.ckpt_valid(blk) || node());
         self.sm.invalidate(blk);
-        self.iplfs_invalidated(blk);
+        self.iplfs_invalidated();
         let sec = self.layout.sec_of_seg(self.layout.segno_of(blk));
         let dead = self.sm.section_valid(sec) == 0;
         if let Some(d) = &mut self.d2fs {

@@ -1,10 +1,22 @@
 //! IPLFS (iplfs.txt) as a mode of the same F2FS: a partition far larger than
 //! the flash, six logs in six areas (top 3 address bits), no GC, no SIT or
 //! SSA on disk (the in-memory tables remain, sparse, for the simulator's own
-//! checks), the NAT kept. Blocks invalidated between checkpoints are
-//! recorded in per-section discard bitmaps; each checkpoint turns them into
-//! discard commands, logs them in the checkpoint pack and hands them to a
-//! separate thread (the checkpoint does not wait for them).
+//! checks), the NAT kept. The blocks invalidated since the last checkpoint
+//! (iplfs.txt §3: a discard bitmap per section, in a hash table by section
+//! number) become discard commands at each checkpoint, logged in the
+//! checkpoint pack and handed to a separate thread (the checkpoint does not
+//! wait for them).
+//!
+//! lfslab finds that set where F2FS's own `add_discard_addrs` does: in the
+//! dirty SIT entries the checkpoint walks anyway, as the blocks valid at the
+//! last checkpoint or allocated since (`ckpt_valid_map`) and invalid now
+//! (`SegmentManager::checkpoint` with `CpDiscards::Invalidated`). IPLFS
+//! never reuses a block between checkpoints, so that is every block
+//! invalidated since, in segment and block order, the order the hash
+//! table's bitmaps give by section. Neither structure's host cost is
+//! modelled, so keeping no bitmap of its own changes no figure. After a
+//! crash the blocks the mount invalidates are discarded at its checkpoint
+//! too, as `add_discard_addrs` would (the paper does not say).
 
 use super::F2fs;
 use crate::nvme::BlockDevice;
@@ -15,15 +27,11 @@ impl<D: BlockDevice> F2fs<D> {
         self.cfg.iplfs_device_blocks.is_some()
     }
 
-    /// Mark `blk` in its section's discard bitmap.
-    pub(super) fn iplfs_invalidated(&mut self, blk: u64) {
-        if !self.iplfs() {
-            return;
+    /// Count a block the host invalidated: the checkpoint trigger below.
+    pub(super) fn iplfs_invalidated(&mut self) {
+        if self.iplfs() {
+            self.iplfs_pending += 1;
         }
-        let segno = self.layout.segno_of(blk);
-        let off = (blk - self.layout.seg_start(segno)) as usize;
-        self.iplfs_discards.mark(segno, off);
-        self.iplfs_pending += 1;
     }
 
     /// Checkpoint once the blocks waiting for a discard reach 5% of the
@@ -39,26 +47,19 @@ impl<D: BlockDevice> F2fs<D> {
         }
     }
 
-    /// After a checkpoint: the bitmaps become discard commands (logged in
-    /// the pack: `discard_log_entries`) issued by the discard thread.
+    /// After a checkpoint: the blocks it found invalidated (logged in the
+    /// pack: `discard_log_entries`) become discard commands issued by the
+    /// discard thread.
     pub(super) fn iplfs_after_checkpoint(&mut self, t: SimTime) {
-        if !self.iplfs() || self.iplfs_discards.is_empty() {
+        if !self.iplfs() {
+            return;
+        }
+        if self.iplfs_blks.is_empty() {
             return;
         }
         self.iplfs_pending = 0;
-        // The discard lists' memory is kept (see `discard_blocks`).
+        // The discard list's memory is kept (see `discard_blocks`).
         let mut blks = std::mem::take(&mut self.iplfs_blks);
-        let layout = &self.layout;
-        self.iplfs_discards.drain_sorted(|segno, map| {
-            let start = layout.seg_start(segno);
-            for (w, &word) in map.iter().enumerate() {
-                let mut x = word;
-                while x != 0 {
-                    blks.push(start + (w * 64) as u64 + x.trailing_zeros() as u64);
-                    x &= x - 1;
-                }
-            }
-        });
         let before = self.stats.discard_cmds;
         self.discard_blocks(t, &mut blks);
         self.stats.discard_log_entries += self.stats.discard_cmds - before;

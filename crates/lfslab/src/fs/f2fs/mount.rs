@@ -273,7 +273,7 @@ impl<D: BlockDevice> F2fs<D> {
             // checkpoint, which needs the logs first. They hold no block
             // the recovered tree uses; a mount is atomic in lfslab's model.
             let keep = fs.d2fs_sections_to_keep();
-            let freed = fs.sm.checkpoint(&keep, None).freed;
+            let freed = fs.sm.checkpoint(&keep, CpDiscards::Off).freed;
             rep.sections_released_early = freed.len() as u64;
             if fs.cfg.zoned {
                 let (main, per_sec) = (fs.layout.main_blkaddr, fs.layout.blocks_per_sec());
@@ -350,7 +350,7 @@ impl<D: BlockDevice> F2fs<D> {
             rep.mount_cgc_rounds += 1;
             t = self.await_upcall_handler(t);
             let keep = self.d2fs_sections_to_keep();
-            rep.sections_released_early += self.sm.checkpoint(&keep, None).freed.len() as u64;
+            rep.sections_released_early += self.sm.checkpoint(&keep, CpDiscards::Off).freed.len() as u64;
             if self.sm.restart_logs().is_ok() {
                 return Ok(t);
             }
