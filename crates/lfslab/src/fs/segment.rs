@@ -1510,6 +1510,34 @@ mod tests {
         m.check().unwrap();
     }
 
+    /// IPLFS's discards: every block invalidated since the last checkpoint,
+    /// in dead segments too and among blocks allocated since, where F2FS's
+    /// `add_discard_addrs` skips the dead segment.
+    #[test]
+    fn checkpoint_reports_every_invalidated_block_for_iplfs() {
+        let runs_of = |iplfs: bool| {
+            let mut m = sm();
+            let blocks: Vec<u64> = (0..1100).map(|_| m.alloc(LogType::WarmData, SimTime(0), false).unwrap()).collect();
+            m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
+            for b in &blocks[..512] {
+                m.invalidate(*b);
+            }
+            m.invalidate(blocks[600]);
+            let new: Vec<u64> = (0..5).map(|_| m.alloc(LogType::WarmData, SimTime(0), false).unwrap()).collect();
+            m.invalidate(new[1]);
+            m.invalidate(new[2]);
+            let mut runs = Vec::new();
+            let mut f = |s, l| runs.push((s, l));
+            m.checkpoint(&BTreeSet::new(), if iplfs { CpDiscards::Invalidated(&mut f) } else { CpDiscards::InUse(&mut f) });
+            m.check().unwrap();
+            (blocks, new, runs)
+        };
+        let (blocks, new, runs) = runs_of(true);
+        assert_eq!(runs, vec![(blocks[0], 512), (blocks[600], 1), (new[1], 2)]);
+        let (blocks, new, runs) = runs_of(false);
+        assert_eq!(runs, vec![(blocks[600], 1), (new[1], 2)]);
+    }
+
     /// The kernel's SSR search, one segment at a time (the code before
     /// `SsrIndex`): the reference the index must match.
     fn scan_victim_ssr(m: &mut SegmentManager, t: LogType) -> Option<u32> {
