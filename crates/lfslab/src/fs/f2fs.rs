@@ -375,9 +375,10 @@ pub struct F2fs<D: BlockDevice> {
     d2fs: Option<d2fs::D2fsState>,
     /// IPLFS: blocks the host invalidated since the last checkpoint.
     iplfs_pending: u64,
-    /// The block list a checkpoint turns into discards, kept empty between.
+    /// The runs (start, blocks) a checkpoint turns into discards, in
+    /// address order and merged across segments; kept empty between.
     #[serde(skip)]
-    iplfs_blks: Vec<u64>,
+    iplfs_runs: Vec<(u64, u32)>,
     /// Host cores and the parallel GC engines' locks (gc_workers.rs).
     gc: gc_workers::GcWorkers,
 }
@@ -488,7 +489,7 @@ impl<D: BlockDevice> F2fs<D> {
             flagged: FlaggedFiles::default(),
             scratch_read: Vec::new(),
             discard_sort: Vec::new(),
-            iplfs_blks: Vec::new(),
+            iplfs_runs: Vec::new(),
             cache: PageCache::new(cfg.page_cache_pages),
             flush: Default::default(),
             used_blocks: 0,
@@ -772,8 +773,8 @@ impl<D: BlockDevice> F2fs<D> {
         // after it (`iplfs_after_checkpoint`). Zoned F2FS resets whole zones,
         // D2FS keeps its own lists.
         let sit = if self.iplfs() {
-            let blks = &mut self.iplfs_blks;
-            self.sm.checkpoint(&keep, CpDiscards::Invalidated(&mut |start, len| blks.extend(start..start + len as u64)))
+            let runs = &mut self.iplfs_runs;
+            self.sm.checkpoint(&keep, CpDiscards::Invalidated(&mut |start, len| iplfs::add_run(runs, start, len)))
         } else if !self.cfg.zoned && self.d2fs.is_none() && self.cfg.discard != DiscardPolicy::Off {
             let queue = &mut self.pending_discards;
             self.sm.checkpoint(&keep, CpDiscards::InUse(&mut |start, len| queue.insert(start, len)))

@@ -163,7 +163,6 @@ impl<D: BlockDevice> F2fs<D> {
     /// Send discards for `blks` (merged into runs), not waiting for them;
     /// `blks` is left empty, its memory kept for the next batch.
     pub(super) fn discard_blocks(&mut self, at: SimTime, blks: &mut Vec<u64>) {
-        // IPLFS's come in order (`iplfs_after_checkpoint`), D2FS's do not.
         if !blks.is_sorted() {
             sort_blocks(blks, &mut self.discard_sort);
         }
@@ -173,12 +172,17 @@ impl<D: BlockDevice> F2fs<D> {
             while i + n < blks.len() && blks[i + n] == blks[i] + n as u64 {
                 n += 1;
             }
-            self.stats.discard_cmds += 1;
-            self.stats.discard_blocks += n as u64;
-            self.dev.discard(at, Lpn(blks[i]), n as u32);
+            self.discard_run(at, blks[i], n as u32);
             i += n;
         }
         blks.clear();
+    }
+
+    /// Send one discard command for `n` blocks from `start`, not waiting for it.
+    pub(super) fn discard_run(&mut self, at: SimTime, start: u64, n: u32) {
+        self.stats.discard_cmds += 1;
+        self.stats.discard_blocks += n as u64;
+        self.dev.discard(at, Lpn(start), n);
     }
 
     /// End of a filesystem operation: send immediate discards, then run the
