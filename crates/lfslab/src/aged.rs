@@ -21,8 +21,9 @@ const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// fresh aging gives (16: the page cache's LRU list is a ring of keys; 18:
 /// IPLFS's pending discards are `SegBitmaps`; 19: D2FS's migration records
 /// are found by batch, not by a hash index; 20: a batch keeps only its end;
-/// 21: IPLFS's pending discards come from the SIT's maps, no bitmaps kept).
-const FORMAT: u32 = 21;
+/// 21: IPLFS's pending discards come from the SIT's maps, no bitmaps kept;
+/// 22: so do D2FS's deferred ones, with a map of blocks they skip).
+const FORMAT: u32 = 22;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

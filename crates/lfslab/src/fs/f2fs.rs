@@ -359,10 +359,6 @@ pub struct F2fs<D: BlockDevice> {
     #[serde(skip)]
     flagged: FlaggedFiles,
     scratch_read: Vec<Option<Fingerprint>>,
-    /// The radix sort's second buffer for `discard_blocks`, kept so a
-    /// paper-size checkpoint's million blocks do not fault in fresh memory.
-    #[serde(skip)]
-    discard_sort: Vec<u64>,
     cache: PageCache,
     /// The flusher thread's work and next step (`fs::flusher`).
     pub(super) flush: Flusher,
@@ -378,7 +374,7 @@ pub struct F2fs<D: BlockDevice> {
     /// The runs (start, blocks) a checkpoint turns into discards, in
     /// address order and merged across segments; kept empty between.
     #[serde(skip)]
-    iplfs_runs: Vec<(u64, u32)>,
+    cp_discard_runs: Vec<(u64, u32)>,
     /// Host cores and the parallel GC engines' locks (gc_workers.rs).
     gc: gc_workers::GcWorkers,
 }
@@ -457,7 +453,10 @@ impl<D: BlockDevice> F2fs<D> {
     /// The in-memory filesystem around a segment manager and node tree, as
     /// mkfs (`format`) and a mount after a crash (`mount.rs`) build them;
     /// every volatile part (page cache, locks, daemons) starts afresh.
-    fn assemble(dev: D, cfg: FsConfig, layout: Layout, sm: SegmentManager, nm: NodeManager, root: Ino, d2fs: Option<d2fs::D2fsState>) -> Self {
+    fn assemble(dev: D, cfg: FsConfig, layout: Layout, mut sm: SegmentManager, nm: NodeManager, root: Ino, d2fs: Option<d2fs::D2fsState>) -> Self {
+        if d2fs.is_some() {
+            sm.track_undiscarded();
+        }
         let main_blocks = layout.main_segments as usize * BLOCKS_PER_SEG as usize;
         // A layout without an SSA area (IPLFS's: it never cleans) keeps no table.
         let owner = if layout.ssa_segments == 0 { super::ssa::SsaTable::none() } else { super::ssa::SsaTable::new(main_blocks) };
@@ -488,8 +487,7 @@ impl<D: BlockDevice> F2fs<D> {
             pending_discards: Default::default(),
             flagged: FlaggedFiles::default(),
             scratch_read: Vec::new(),
-            discard_sort: Vec::new(),
-            iplfs_runs: Vec::new(),
+            cp_discard_runs: Vec::new(),
             cache: PageCache::new(cfg.page_cache_pages),
             flush: Default::default(),
             used_blocks: 0,
@@ -769,12 +767,12 @@ impl<D: BlockDevice> F2fs<D> {
         let keep = self.d2fs_sections_to_keep();
         // add_discard_addrs: plain F2FS discards the blocks this checkpoint
         // released in segments still in use, queued as they are found;
-        // IPLFS every block invalidated since the last checkpoint, issued
-        // after it (`iplfs_after_checkpoint`). Zoned F2FS resets whole zones,
-        // D2FS keeps its own lists.
-        let sit = if self.iplfs() {
-            let runs = &mut self.iplfs_runs;
-            self.sm.checkpoint(&keep, CpDiscards::Invalidated(&mut |start, len| iplfs::add_run(runs, start, len)))
+        // IPLFS every block invalidated since the last checkpoint, and D2FS
+        // those it deferred, issued after it (`iplfs_after_checkpoint`,
+        // `d2fs_after_checkpoint`). Zoned F2FS resets whole zones.
+        let sit = if self.iplfs() || self.d2fs.is_some() {
+            let runs = &mut self.cp_discard_runs;
+            self.sm.checkpoint(&keep, CpDiscards::Invalidated(&mut |start, len| d2fs::add_run(runs, start, len)))
         } else if !self.cfg.zoned && self.d2fs.is_none() && self.cfg.discard != DiscardPolicy::Off {
             let queue = &mut self.pending_discards;
             self.sm.checkpoint(&keep, CpDiscards::InUse(&mut |start, len| queue.insert(start, len)))
@@ -1173,7 +1171,7 @@ impl<D: BlockDevice> F2fs<D> {
         let slot = own.slot().expect("a data segment holds data blocks");
         let prev = self.nm.set_addr(slot, new as u32);
         assert_eq!(prev as u64, old, "SSA says block {old} belongs to {slot:?}, which points at {prev}");
-        self.sm.invalidate(old);
+        self.sm.invalidate_undiscarded(old);
         let i = self.main_index(new);
         self.owner.set(i, own);
     }

@@ -182,20 +182,26 @@ pub struct SegmentManager {
     /// search, kept by every change to the dirty maps and their costs.
     #[serde(skip)]
     ssr_index: Option<SsrIndex>,
+    /// Per segment, blocks invalidated since the last checkpoint that its
+    /// discards must skip (`invalidate_undiscarded`); empty unless
+    /// `track_undiscarded` was called (D2FS).
+    #[serde(default)]
+    undiscarded: Vec<[u64; 8]>,
 }
 
 /// Which invalidated blocks a checkpoint reports for discard: the runs in a
 /// dirty segment's `ckpt_valid_map` that are no longer valid, that is the
 /// blocks valid at the last checkpoint or allocated since, and invalid now.
 pub enum CpDiscards<'a> {
-    /// None (zoned F2FS resets zones, D2FS keeps its own lists, or discard
-    /// is off): the maps are not scanned for runs.
+    /// None (zoned F2FS resets zones, or discard is off): the maps are
+    /// not scanned for runs.
     Off,
     /// F2FS's `add_discard_addrs`: in segments still holding valid blocks;
     /// dead segments are discarded whole when their section is freed.
     InUse(&'a mut dyn FnMut(u64, u32)),
     /// In every dirty segment, dead ones too: IPLFS discards every block
-    /// invalidated since the last checkpoint and never a whole section.
+    /// invalidated since the last checkpoint and never a whole section;
+    /// D2FS those of them not invalidated by `invalidate_undiscarded`.
     Invalidated(&'a mut dyn FnMut(u64, u32)),
 }
 
@@ -266,6 +272,15 @@ impl SegmentManager {
             ssr_searched: 0,
             victims: VictimIndex::default(),
             ssr_index: None,
+            undiscarded: Vec::new(),
+        }
+    }
+
+    /// Keep, until the next checkpoint, which invalidated blocks a
+    /// checkpoint's discards must skip (`invalidate_undiscarded`).
+    pub fn track_undiscarded(&mut self) {
+        if self.undiscarded.is_empty() {
+            self.undiscarded = vec![[0; 8]; self.layout.main_segments as usize];
         }
     }
 
@@ -771,6 +786,18 @@ impl SegmentManager {
         self.release_if_dead(sec);
     }
 
+    /// Invalidate `blk` and, when tracked, leave it out of the next
+    /// checkpoint's discards (`CpDiscards::Invalidated`): D2FS discarded it
+    /// already, or the device moved it.
+    pub fn invalidate_undiscarded(&mut self, blk: u64) {
+        self.invalidate(blk);
+        if !self.undiscarded.is_empty() {
+            let segno = self.layout.segno_of(blk);
+            let off = blk - self.layout.seg_start(segno);
+            self.undiscarded[segno as usize][(off / 64) as usize] |= 1 << (off % 64);
+        }
+    }
+
     /// Hint that block `blk` is invalidated soon: fetch its segment's
     /// entry and section count. Never changes results.
     #[inline]
@@ -949,11 +976,12 @@ impl SegmentManager {
                 CpDiscards::InUse(ref mut f) => (e.valid > 0).then_some(f),
                 CpDiscards::Invalidated(ref mut f) => Some(f),
             };
+            let skip = self.undiscarded.get_mut(segno as usize).map_or([0; 8], std::mem::take);
             if let Some(discard) = wanted.filter(|_| (e.valid as u32) < BLOCKS_PER_SEG) {
                 let start = self.layout.seg_start(segno);
                 let mut d = [0u64; 8];
                 for (w, x) in d.iter_mut().enumerate() {
-                    *x = e.ssr_map[w] & !e.map[w];
+                    *x = e.ssr_map[w] & !e.map[w] & !skip[w];
                 }
                 let mut off = 0;
                 while let Some(s) = next_bit(&d, off, true) {
@@ -1536,6 +1564,38 @@ mod tests {
         assert_eq!(runs, vec![(blocks[0], 512), (blocks[600], 1), (new[1], 2)]);
         let (blocks, new, runs) = runs_of(false);
         assert_eq!(runs, vec![(blocks[600], 1), (new[1], 2)]);
+    }
+
+    #[test]
+    fn undiscarded_blocks_are_left_out_of_one_checkpoint_only() {
+        let mut m = sm();
+        m.track_undiscarded();
+        let blocks: Vec<u64> = (0..1100).map(|_| m.alloc(LogType::WarmData, SimTime(0), false).unwrap()).collect();
+        m.checkpoint(&BTreeSet::new(), CpDiscards::Off);
+        // A run with a block in its middle and one at its end skipped, and
+        // a skipped block in a segment of its own.
+        for b in &blocks[10..20] {
+            m.invalidate(*b);
+        }
+        m.invalidate_undiscarded(blocks[20]);
+        m.invalidate_undiscarded(blocks[700]);
+        let mut runs = Vec::new();
+        m.checkpoint(&BTreeSet::new(), CpDiscards::Invalidated(&mut |s, l| runs.push((s, l))));
+        assert_eq!(runs, vec![(blocks[10], 10)]);
+        // The next checkpoint has nothing to skip: blocks[21] is reported.
+        m.invalidate(blocks[21]);
+        m.invalidate(blocks[701]);
+        let mut runs = Vec::new();
+        m.checkpoint(&BTreeSet::new(), CpDiscards::Invalidated(&mut |s, l| runs.push((s, l))));
+        assert_eq!(runs, vec![(blocks[21], 1), (blocks[701], 1)]);
+        m.check().unwrap();
+        // Untracked, the call is a plain invalidation.
+        let mut m = sm();
+        let b = m.alloc(LogType::WarmData, SimTime(0), false).unwrap();
+        m.invalidate_undiscarded(b);
+        let mut runs = Vec::new();
+        m.checkpoint(&BTreeSet::new(), CpDiscards::Invalidated(&mut |s, l| runs.push((s, l))));
+        assert_eq!(runs, vec![(b, 1)]);
     }
 
     /// The kernel's SSR search, one segment at a time (the code before

@@ -19,7 +19,13 @@
 //!   after the next checkpoint instead, as F2FS's `add_discard_addrs` does:
 //!   discarding it at once would leave the checkpoint (or roll-forward's
 //!   node chain) pointing at erased data after a crash. (The paper says
-//!   "right after it invalidates"; this is our departure.)
+//!   "right after it invalidates"; this is our departure.) The checkpoint
+//!   finds those blocks where `add_discard_addrs` does, in the dirty SIT
+//!   entries it walks anyway: invalid now, valid at the last checkpoint or
+//!   allocated since, less the blocks invalidated without a discard owed
+//!   (`SegmentManager::invalidate_undiscarded`: discarded at once, moved by
+//!   the device's records or by a mount). So no list of them is kept, and
+//!   nothing is sorted: they come in address order.
 //! * Checkpoint trigger (§5.3: "under the same condition as F2FS does ...
 //!   the number of the invalid sections"): as the artifact's kernel does it
 //!   (ESOS-Lab/D2FS, fs/f2fs/segment.h `excess_prefree_segs`), when the
@@ -56,8 +62,6 @@ pub struct RegionSample {
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct D2fsState {
     pub(super) gc_first_sec: u32,
-    /// Invalidated blocks the last checkpoint references (discard after the next).
-    deferred: Vec<u64>,
     /// Invalidated blocks to discard at the end of the current operation.
     now: Vec<u64>,
     handler: SimMutex,
@@ -102,7 +106,6 @@ impl D2fsState {
     pub(super) fn new(gc_first_sec: u32) -> Self {
         D2fsState {
             gc_first_sec,
-            deferred: Vec::new(),
             now: Vec::new(),
             handler: SimMutex::default(),
             pending: false,
@@ -145,14 +148,16 @@ impl<D: BlockDevice> F2fs<D> {
         // recovery there (found by the crash swarm).
         let node = || self.owner.get(self.main_index(blk)).is_node();
         let ckpt = self.d2fs.is_some() && (self.sm.ckpt_valid(blk) || node());
-        self.sm.invalidate(blk);
+        if self.d2fs.is_some() && !ckpt {
+            self.sm.invalidate_undiscarded(blk);
+        } else {
+            self.sm.invalidate(blk);
+        }
         self.iplfs_invalidated();
         let sec = self.layout.sec_of_seg(self.layout.segno_of(blk));
         let dead = self.sm.section_valid(sec) == 0;
         if let Some(d) = &mut self.d2fs {
-            if ckpt {
-                d.deferred.push(blk);
-            } else {
+            if !ckpt {
                 d.now.push(blk);
             }
             d.dead_since_cp += dead as u32;
@@ -163,9 +168,8 @@ impl<D: BlockDevice> F2fs<D> {
     /// Send discards for `blks` (merged into runs), not waiting for them;
     /// `blks` is left empty, its memory kept for the next batch.
     pub(super) fn discard_blocks(&mut self, at: SimTime, blks: &mut Vec<u64>) {
-        if !blks.is_sorted() {
-            sort_blocks(blks, &mut self.discard_sort);
-        }
+        // An operation's own blocks (few), or the mount's (in order).
+        blks.sort_unstable();
         let mut i = 0;
         while i < blks.len() {
             let mut n = 1;
@@ -307,7 +311,7 @@ impl<D: BlockDevice> F2fs<D> {
             }
         }
         let old_sec = self.layout.sec_of_seg(self.layout.segno_of(old));
-        self.sm.invalidate(old);
+        self.sm.invalidate_undiscarded(old);
         self.sm.mark_valid(new, now);
         let i = self.main_index(new);
         self.owner.set(i, own);
@@ -425,14 +429,18 @@ impl<D: BlockDevice> F2fs<D> {
         d.cp_done_upcall = d.done_upcall;
         d.dead_since_cp = 0;
         d.invalidated_since_cp = 0;
-        let mut deferred = std::mem::take(&mut d.deferred);
         let mut now = std::mem::take(&mut d.now);
         let upcall = d.cp_done_upcall;
         self.stats.immediate_discard_blocks += now.len() as u64;
         self.discard_blocks(t, &mut now);
-        self.discard_blocks(t, &mut deferred);
-        let d = self.d2fs.as_mut().expect("d2fs");
-        (d.now, d.deferred) = (now, deferred);
+        // The run list's memory is kept for the next checkpoint.
+        let mut runs = std::mem::take(&mut self.cp_discard_runs);
+        for &(start, n) in &runs {
+            self.discard_run(t, start, n);
+        }
+        runs.clear();
+        self.cp_discard_runs = runs;
+        self.d2fs.as_mut().expect("d2fs").now = now;
         // The completion thread: one CQ entry for everything checkpointed.
         self.dev.complete_upcalls(upcall);
         if let Some(r) = &mut self.recovery {
@@ -455,64 +463,12 @@ impl<D: BlockDevice> F2fs<D> {
     }
 }
 
-/// Sort block numbers ascending: a checkpoint's deferred discards are
-/// hundreds of thousands of random blocks at paper size, so a least
-/// significant digit radix sort instead of comparisons. The order is the
-/// same. Digits are at most 13 bits (a count table of 64 KiB, whose 8,192
-/// scatter targets stay within L2), as few passes as the largest number
-/// needs, split evenly: paper size's 26-bit blocks take two passes of 13,
-/// as scale 1's 22-bit blocks take two of 11. `scratch` is the second
-/// buffer (its contents are lost).
-fn sort_blocks(v: &mut Vec<u64>, scratch: &mut Vec<u64>) {
-    const MAX_BITS: u32 = 13;
-    if v.len() < 1024 {
-        v.sort_unstable();
-        return;
-    }
-    let max = v.iter().copied().max().unwrap_or(0);
-    let width = 64 - max.leading_zeros();
-    let passes = width.div_ceil(MAX_BITS);
-    let bits = width.div_ceil(passes.max(1));
-    let mask = (1u64 << bits) - 1;
-    let (src, dst) = (v, scratch);
-    dst.clear();
-    dst.resize(src.len(), 0);
-    let mut count = vec![0usize; 1 << bits];
-    for pass in 0..passes {
-        let shift = pass * bits;
-        count.fill(0);
-        for &x in src.iter() {
-            count[((x >> shift) & mask) as usize] += 1;
-        }
-        let mut at = 0;
-        for c in count.iter_mut() {
-            (*c, at) = (at, at + *c);
-        }
-        for &x in src.iter() {
-            let d = ((x >> shift) & mask) as usize;
-            dst[count[d]] = x;
-            count[d] += 1;
-        }
-        std::mem::swap(src, dst);
-    }
-}
-
-#[cfg(test)]
-mod sort_tests {
-    #[test]
-    fn radix_sort_agrees_with_a_comparison_sort() {
-        for (n, range) in [(10, 100u64), (5_000, 1 << 12), (20_000, 1 << 26), (20_000, 1 << 27), (3_000, u64::MAX)] {
-            let mut x = n as u64;
-            let mut v: Vec<u64> = (0..n)
-                .map(|i| {
-                    x = crate::sim::mix64(x + i as u64);
-                    if range == u64::MAX { x } else { x % range }
-                })
-                .collect();
-            let mut want = v.clone();
-            want.sort_unstable();
-            super::sort_blocks(&mut v, &mut vec![7; 3]);
-            assert_eq!(v, want, "{n} numbers below {range}");
-        }
+/// Append the run of `len` blocks from `start` (runs come in address
+/// order), joining it to the last one when it goes on from there: a
+/// discard command spans segment boundaries, as `discard_blocks` merges.
+pub(super) fn add_run(runs: &mut Vec<(u64, u32)>, start: u64, len: u32) {
+    match runs.last_mut() {
+        Some((s, n)) if *s + *n as u64 == start => *n += len,
+        _ => runs.push((start, len)),
     }
 }

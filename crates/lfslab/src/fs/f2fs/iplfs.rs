@@ -51,27 +51,17 @@ impl<D: BlockDevice> F2fs<D> {
     /// pack: `discard_log_entries`) become discard commands issued by the
     /// discard thread.
     pub(super) fn iplfs_after_checkpoint(&mut self, t: SimTime) {
-        if self.iplfs_runs.is_empty() {
+        if !self.iplfs() || self.cp_discard_runs.is_empty() {
             return;
         }
         self.iplfs_pending = 0;
         // The run list's memory is kept for the next checkpoint.
-        let mut runs = std::mem::take(&mut self.iplfs_runs);
+        let mut runs = std::mem::take(&mut self.cp_discard_runs);
         for &(start, n) in &runs {
             self.discard_run(t, start, n);
         }
         self.stats.discard_log_entries += runs.len() as u64;
         runs.clear();
-        self.iplfs_runs = runs;
-    }
-}
-
-/// Append the run of `len` blocks from `start` (runs come in address
-/// order), joining it to the last one when it goes on from there: a
-/// discard command spans segment boundaries.
-pub(super) fn add_run(runs: &mut Vec<(u64, u32)>, start: u64, len: u32) {
-    match runs.last_mut() {
-        Some((s, n)) if *s + *n as u64 == start => *n += len,
-        _ => runs.push((start, len)),
+        self.cp_discard_runs = runs;
     }
 }

@@ -417,7 +417,7 @@ impl<D: BlockDevice> F2fs<D> {
         }
         for blk in self.sm.valid_blocks() {
             if !live.contains_key(&blk) {
-                self.sm.invalidate(blk);
+                self.sm.invalidate_undiscarded(blk);
             }
         }
         for (&blk, &(own, log)) in &live {
