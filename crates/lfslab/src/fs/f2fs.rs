@@ -773,7 +773,7 @@ impl<D: BlockDevice> F2fs<D> {
         let sit = if self.iplfs() || self.d2fs.is_some() {
             let runs = &mut self.cp_discard_runs;
             self.sm.checkpoint(&keep, CpDiscards::Invalidated(&mut |start, len| d2fs::add_run(runs, start, len)))
-        } else if !self.cfg.zoned && self.d2fs.is_none() && self.cfg.discard != DiscardPolicy::Off {
+        } else if !self.cfg.zoned && self.cfg.discard != DiscardPolicy::Off {
             let queue = &mut self.pending_discards;
             self.sm.checkpoint(&keep, CpDiscards::InUse(&mut |start, len| queue.insert(start, len)))
         } else {

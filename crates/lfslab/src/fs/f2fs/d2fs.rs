@@ -189,6 +189,19 @@ impl<D: BlockDevice> F2fs<D> {
         self.dev.discard(at, Lpn(start), n);
     }
 
+    /// Send the runs the last checkpoint found (`cp_discard_runs`), not
+    /// waiting for them; how many. The list's memory is kept for the next.
+    pub(super) fn issue_cp_discard_runs(&mut self, at: SimTime) -> usize {
+        let mut runs = std::mem::take(&mut self.cp_discard_runs);
+        for &(start, n) in &runs {
+            self.discard_run(at, start, n);
+        }
+        let issued = runs.len();
+        runs.clear();
+        self.cp_discard_runs = runs;
+        issued
+    }
+
     /// End of a filesystem operation: send immediate discards, then run the
     /// upcall handler if a completion carried the UPCALL flag.
     pub(super) fn d2fs_after_op(&mut self, at: SimTime) {
@@ -433,13 +446,7 @@ impl<D: BlockDevice> F2fs<D> {
         let upcall = d.cp_done_upcall;
         self.stats.immediate_discard_blocks += now.len() as u64;
         self.discard_blocks(t, &mut now);
-        // The run list's memory is kept for the next checkpoint.
-        let mut runs = std::mem::take(&mut self.cp_discard_runs);
-        for &(start, n) in &runs {
-            self.discard_run(t, start, n);
-        }
-        runs.clear();
-        self.cp_discard_runs = runs;
+        self.issue_cp_discard_runs(t);
         self.d2fs.as_mut().expect("d2fs").now = now;
         // The completion thread: one CQ entry for everything checkpointed.
         self.dev.complete_upcalls(upcall);

@@ -55,13 +55,6 @@ impl<D: BlockDevice> F2fs<D> {
             return;
         }
         self.iplfs_pending = 0;
-        // The run list's memory is kept for the next checkpoint.
-        let mut runs = std::mem::take(&mut self.cp_discard_runs);
-        for &(start, n) in &runs {
-            self.discard_run(t, start, n);
-        }
-        self.stats.discard_log_entries += runs.len() as u64;
-        runs.clear();
-        self.cp_discard_runs = runs;
+        self.stats.discard_log_entries += self.issue_cp_discard_runs(t) as u64;
     }
 }
