@@ -23,7 +23,7 @@ const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// are found by batch, not by a hash index; 20: a batch keeps only its end;
 /// 21: IPLFS's pending discards come from the SIT's maps, no bitmaps kept;
 /// 22: so do D2FS's deferred ones, with a map of blocks they skip).
-const FORMAT: u32 = 22;
+const FORMAT: u32 = 23;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

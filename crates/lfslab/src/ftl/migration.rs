@@ -37,15 +37,23 @@ struct Batch {
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct MigrationLog {
-    /// Outstanding records in id order, with the upcall carrying each (None = buffered).
-    outstanding: VecDeque<(MigrationRecord, Option<u64>)>,
+    /// Outstanding records' old and new LBAs in id order, two 32-bit LBAs
+    /// each as the device keeps them (`RECORD_BYTES`); the front's id is
+    /// `front_id`, so a record's id is its place.
+    outstanding: VecDeque<[u32; 2]>,
+    front_id: u64,
+    /// Records with ids below this are in upcalls (in flight); the rest,
+    /// the queue's tail, are buffered.
+    placed_end: u64,
+    /// Upcalls placed and not completed, in id order: (upcall id, one past
+    /// its last record's id).
+    inflight: VecDeque<(u64, u64)>,
     /// Batches holding outstanding records, in id order; the front's
     /// sequence number is `first_batch`.
     batches: VecDeque<Batch>,
     first_batch: u64,
     /// Per key, its newest batch (sequence number plus one; 0: none).
     newest: Vec<u64>,
-    next_record: u64,
     next_upcall: u64,
     /// Migration SQ: upcalls placed for the host and not yet fetched.
     sq: VecDeque<Upcall>,
@@ -53,10 +61,9 @@ pub struct MigrationLog {
     pub peak_outstanding: usize,
     pub records_created: u64,
     pub upcalls_placed: u64,
-    /// Memory for `complete`'s result, handed back by `recycle`: a
-    /// checkpoint at paper size frees a million records at once.
+    /// `complete`'s result: (key, records freed) per batch, kept between calls.
     #[serde(skip)]
-    spare: Vec<MigrationRecord>,
+    freed: Vec<(u32, u32)>,
 }
 
 impl MigrationLog {
@@ -64,27 +71,40 @@ impl MigrationLog {
         assert!(records_per_upcall > 0, "an upcall carries at least one record");
         MigrationLog {
             outstanding: VecDeque::new(),
+            front_id: 1,
+            placed_end: 1,
+            inflight: VecDeque::new(),
             batches: VecDeque::new(),
             first_batch: 0,
             newest: Vec::new(),
-            next_record: 1,
             next_upcall: 1,
             sq: VecDeque::new(),
             per_upcall: records_per_upcall,
-            spare: Vec::new(),
+            freed: Vec::new(),
             peak_outstanding: 0,
             records_created: 0,
             upcalls_placed: 0,
         }
     }
 
+    /// One past the newest record's id.
+    fn next_record(&self) -> u64 {
+        self.front_id + self.outstanding.len() as u64
+    }
+
+    fn record(&self, i: usize) -> MigrationRecord {
+        let [old, new] = self.outstanding[i];
+        MigrationRecord { id: self.front_id + i as u64, old: Lpn(old as u64), new: Lpn(new as u64) }
+    }
+
     /// Record that `old`, in section `key`, moved to `new`.
     pub fn add(&mut self, key: u32, old: Lpn, new: Lpn) -> u64 {
-        let id = self.next_record;
-        self.next_record += 1;
+        let lba = |l: Lpn| u32::try_from(l.0).unwrap_or_else(|_| panic!("migration record LBA {} beyond 32 bits", l.0));
+        let (old, new) = (lba(old), lba(new));
+        let id = self.next_record();
         // The back batch's last record, if still outstanding, is the queue's
         // last (a completion frees records from the front, and batches with them).
-        let rises = self.outstanding.back().is_some_and(|(r, _)| r.old < old);
+        let rises = self.outstanding.back().is_some_and(|r| r[0] < old);
         match self.batches.back_mut() {
             Some(b) if b.key == key && b.end == id && rises => b.end += 1,
             _ => {
@@ -97,7 +117,7 @@ impl MigrationLog {
                 self.newest[k] = seq + 1;
             }
         }
-        self.outstanding.push_back((MigrationRecord { id, old, new }, None));
+        self.outstanding.push_back([old, new]);
         self.peak_outstanding = self.peak_outstanding.max(self.outstanding.len());
         self.records_created += 1;
         id
@@ -106,7 +126,10 @@ impl MigrationLog {
     /// Where the newest outstanding record leaving `old` (in section `key`)
     /// moved it.
     pub fn lookup(&self, key: u32, old: Lpn) -> Option<Lpn> {
-        let front = self.outstanding.front()?.0.id;
+        if self.outstanding.is_empty() {
+            return None;
+        }
+        let front = self.front_id;
         let mut s = self.newest.get(key as usize).copied().unwrap_or(0);
         // Newest batch first; a batch before `first_batch` has no record left.
         while s > self.first_batch {
@@ -117,11 +140,11 @@ impl MigrationLog {
             let (mut lo, mut hi) = ((first - front) as usize, (b.end - front) as usize);
             while lo < hi {
                 let mid = (lo + hi) / 2;
-                let r = self.outstanding[mid].0;
-                match r.old.cmp(&old) {
+                let [o, n] = self.outstanding[mid];
+                match (o as u64).cmp(&old.0) {
                     std::cmp::Ordering::Less => lo = mid + 1,
                     std::cmp::Ordering::Greater => hi = mid,
-                    std::cmp::Ordering::Equal => return Some(r.new),
+                    std::cmp::Ordering::Equal => return Some(Lpn(n as u64)),
                 }
             }
             s = b.prev;
@@ -140,23 +163,17 @@ impl MigrationLog {
     /// Put every buffered record into upcalls on the SQ; returns how many upcalls were placed.
     pub fn place_upcalls(&mut self) -> usize {
         let mut placed = 0;
-        // Buffered records are the queue's tail (placing goes front to back
-        // and `complete` pops only placed ones): count back from the end, so
-        // a call costs what it places, not the records in flight.
-        let buffered = self.outstanding.iter().rev().take_while(|(_, u)| u.is_none()).count();
-        let mut i = self.outstanding.len() - buffered;
-        while i < self.outstanding.len() {
+        let end_id = self.next_record();
+        while self.placed_end < end_id {
             let id = self.next_upcall;
             self.next_upcall += 1;
-            let end = (i + self.per_upcall).min(self.outstanding.len());
-            let mut records = Vec::with_capacity(end - i);
-            for (r, u) in self.outstanding.range_mut(i..end) {
-                *u = Some(id);
-                records.push(*r);
-            }
+            let from = (self.placed_end - self.front_id) as usize;
+            let to = (from + self.per_upcall).min(self.outstanding.len());
+            let records = (from..to).map(|i| self.record(i)).collect();
             self.sq.push_back(Upcall { id, records });
+            self.placed_end = self.front_id + to as u64;
+            self.inflight.push_back((id, self.placed_end));
             placed += 1;
-            i = end;
         }
         self.upcalls_placed += placed as u64;
         placed
@@ -172,33 +189,39 @@ impl MigrationLog {
     }
 
     /// The host completed every upcall up to `upcall` (migration CQ entry):
-    /// their records are synced and freed. Returns the freed records (give
-    /// the vector back with `recycle`).
-    pub fn complete(&mut self, upcall: u64) -> Vec<MigrationRecord> {
-        let mut synced = std::mem::take(&mut self.spare);
-        let sq_front = self.sq.front().map(|q| q.id);
-        let n = self.outstanding.iter().take_while(|(_, u)| u.is_some_and(|u| u <= upcall)).count();
-        if let Some(&(_, Some(u))) = n.checked_sub(1).and_then(|k| self.outstanding.get(k)) {
-            assert!(sq_front.is_none_or(|q| q > u), "upcall {u} completed before the host fetched it");
+    /// their records are synced and freed. Returns, per batch they left, in
+    /// id order, its key and how many of its records were freed; their sum
+    /// is the records freed.
+    pub fn complete(&mut self, upcall: u64) -> &[(u32, u32)] {
+        self.freed.clear();
+        let mut new_front = self.front_id;
+        while let Some(&(u, end)) = self.inflight.front().filter(|&&(u, _)| u <= upcall) {
+            assert!(self.sq.front().is_none_or(|q| q.id > u), "upcall {u} completed before the host fetched it");
+            new_front = end;
+            self.inflight.pop_front();
         }
-        synced.extend(self.outstanding.drain(..n).map(|(r, _)| r));
-        let front = self.outstanding.front().map_or(self.next_record, |(r, _)| r.id);
-        while self.batches.front().is_some_and(|b| b.end <= front) {
+        let mut start = self.front_id;
+        for b in &self.batches {
+            if start >= new_front {
+                break;
+            }
+            // A batch is one section's records: fewer than 2^32.
+            self.freed.push((b.key, (b.end.min(new_front) - start) as u32));
+            start = b.end;
+        }
+        self.outstanding.drain(..(new_front - self.front_id) as usize);
+        self.front_id = new_front;
+        while self.batches.front().is_some_and(|b| b.end <= new_front) {
             self.batches.pop_front();
             self.first_batch += 1;
         }
-        synced
-    }
-
-    /// Keep `v`'s memory for the next `complete`.
-    pub fn recycle(&mut self, mut v: Vec<MigrationRecord>) {
-        v.clear();
-        self.spare = v;
+        &self.freed
     }
 
     /// Outstanding records after `last` (crash recovery re-submission, §7).
     pub fn after(&self, last: u64) -> Vec<MigrationRecord> {
-        self.outstanding.iter().map(|(r, _)| *r).filter(|r| r.id > last).collect()
+        let skip = last.saturating_add(1).saturating_sub(self.front_id).min(self.outstanding.len() as u64) as usize;
+        (skip..self.outstanding.len()).map(|i| self.record(i)).collect()
     }
 }
 
@@ -226,8 +249,8 @@ mod tests {
         let b = m.fetch().unwrap();
         assert_eq!((a.records.len(), b.records.len()), (2, 2));
         assert_eq!(a.records[0].id, 1);
-        let freed = m.complete(b.id);
-        assert_eq!(freed.len(), 4);
+        let freed: u64 = m.complete(b.id).iter().map(|&(_, n)| n as u64).sum();
+        assert_eq!(freed, 4);
         assert_eq!(lookup(&m, 100), None);
         assert_eq!(lookup(&m, 104), Some(Lpn(204)));
         assert_eq!(m.after(4).len(), 1);
@@ -269,7 +292,14 @@ mod tests {
                 // the log or most of it.
                 if !fetched.is_empty() {
                     let upto = fetched[rng.below(fetched.len() as u64) as usize];
-                    synced += m.complete(upto).len();
+                    let before = m.after(0);
+                    // Each freed record's section, in id order, from the
+                    // batches' counts: those of the records that left.
+                    let keys: Vec<u64> =
+                        m.complete(upto).iter().flat_map(|&(k, n)| std::iter::repeat_n(k as u64, n as usize)).collect();
+                    let left: Vec<u64> = before[..before.len() - m.outstanding()].iter().map(|r| r.old.0 / 32).collect();
+                    assert_eq!(keys, left, "step {step}");
+                    synced += keys.len();
                 }
             }
             let q = rng.below(300);

@@ -501,19 +501,19 @@ impl Ssd {
     /// Migration CQ entry: upcalls up to `upcall` are complete; their records are synced.
     pub fn complete_upcalls(&mut self, upcall: u64) {
         let Some(c) = self.coupled.as_deref_mut() else { return };
-        let synced = c.log.complete(upcall);
-        c.stats.records_synced += synced.len() as u64;
-        for r in &synced {
-            let (sec, _) = c.section_of(r.old, &self.layout);
-            if c.is_gc_sec(sec) {
+        // A batch's records all leave its key, their old LBAs' section, so
+        // a section is counted down by batch; it reaches zero at the batch
+        // holding its last freed record, in the order a count by record would.
+        for &(sec, n) in c.log.complete(upcall) {
+            c.stats.records_synced += n as u64;
+            if sec >= c.gc_first_sec {
                 let d = &mut c.draining[(sec - c.gc_first_sec) as usize];
-                *d -= 1;
+                *d = d.checked_sub(n).unwrap_or_else(|| panic!("GC section {sec}: {n} records synced, {d} outstanding"));
                 if *d == 0 && c.sec_map[sec as usize] == NONE {
                     c.gc_free.push_back(sec);
                 }
             }
         }
-        c.log.recycle(synced);
     }
 
     /// Crash recovery (§7): outstanding records after the host's last processed one.
