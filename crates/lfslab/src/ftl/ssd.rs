@@ -288,6 +288,21 @@ impl Ssd {
         }
     }
 
+    /// Hint for an upcoming discard of `lpn`: the entry it looks up first
+    /// (the mapping's, or for a block-mapped LBA the reverse map's under its
+    /// section's block, see `prefetch_main`).
+    #[inline]
+    pub fn prefetch_discard(&self, lpn: Lpn) {
+        if lpn.0 >= self.capacity {
+            return;
+        }
+        if self.coupled_main(lpn) {
+            self.prefetch_main(lpn);
+        } else {
+            self.mapping.prefetch(lpn);
+        }
+    }
+
     /// Two-stage hint for an upcoming write to `lpn`: stage 0 prefetches its
     /// mapping entry; stage 1 (issued later, when that entry is cached)
     /// prefetches the reverse-map entry of the slot it will invalidate.

@@ -17,6 +17,10 @@ pub trait BlockDevice {
     fn read(&mut self, at: SimTime, slba: Lpn, nlb: u32, out: &mut Vec<Option<Fingerprint>>) -> SimTime;
     fn discard(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime;
     fn flush(&mut self, at: SimTime) -> SimTime;
+    /// Hint that `slba` will be discarded soon, so that the device fetches
+    /// its entries for it ahead: a speed hint of the simulator, not a
+    /// command; it changes no result.
+    fn prefetch_discard(&self, _slba: Lpn) {}
 
     /// ZNS Reset Zone of the zone of `nlb` blocks at `zslba`; a conventional
     /// device deallocates the range instead.
@@ -84,6 +88,9 @@ impl BlockDevice for crate::ftl::Ssd {
     }
     fn discard(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime {
         self.discard_blocks(at, slba, nlb)
+    }
+    fn prefetch_discard(&self, slba: Lpn) {
+        crate::ftl::Ssd::prefetch_discard(self, slba)
     }
     fn flush(&mut self, at: SimTime) -> SimTime {
         crate::ftl::Ssd::flush(self, at)
@@ -170,6 +177,11 @@ impl<D: BlockDevice> BlockDevice for Partition<D> {
     fn discard(&mut self, at: SimTime, slba: Lpn, nlb: u32) -> SimTime {
         assert!(slba.0 + nlb as u64 <= self.blocks, "discard beyond the partition");
         self.dev.discard(at, slba, nlb)
+    }
+    fn prefetch_discard(&self, slba: Lpn) {
+        if slba.0 < self.blocks {
+            self.dev.prefetch_discard(slba)
+        }
     }
     fn flush(&mut self, at: SimTime) -> SimTime {
         self.dev.flush(at)

@@ -275,6 +275,17 @@ impl Ssd {
         }
     }
 
+    /// Hint: the reverse-map entry `resolve_main` reads for `lba` (a
+    /// random line per discard at paper size), if its section has a block.
+    pub(super) fn prefetch_main(&self, lba: Lpn) {
+        let c = self.c();
+        let (sec, off) = c.section_of(lba, &self.layout);
+        let sb = c.sec_map[sec as usize];
+        if sb != NONE {
+            crate::prefetch::prefetch(&self.p2l, (self.layout.superblock_start(SuperblockId(sb)).0 + off as u64) as usize);
+        }
+    }
+
     pub(super) fn lookup_for_read(&mut self, lpn: Lpn) -> Option<Ppn> {
         if !self.coupled_main(lpn) {
             return self.mapping.get(lpn);
