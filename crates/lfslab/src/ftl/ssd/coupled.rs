@@ -280,8 +280,7 @@ impl Ssd {
     pub(super) fn prefetch_main(&self, lba: Lpn) {
         let c = self.c();
         let (sec, off) = c.section_of(lba, &self.layout);
-        let sb = c.sec_map[sec as usize];
-        if sb != NONE {
+        if let Some(&sb) = c.sec_map.get(sec as usize).filter(|&&sb| sb != NONE) {
             crate::prefetch::prefetch(&self.p2l, (self.layout.superblock_start(SuperblockId(sb)).0 + off as u64) as usize);
         }
     }
