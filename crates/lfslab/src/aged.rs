@@ -22,7 +22,8 @@ const MAGIC: &[u8; 12] = b"lfslab-aged\n";
 /// IPLFS's pending discards are `SegBitmaps`; 19: D2FS's migration records
 /// are found by batch, not by a hash index; 20: a batch keeps only its end;
 /// 21: IPLFS's pending discards come from the SIT's maps, no bitmaps kept;
-/// 22: so do D2FS's deferred ones, with a map of blocks they skip).
+/// 22: so do D2FS's deferred ones, with a map of blocks they skip; 23:
+/// D2FS's migration records are two 32-bit LBAs, ids by place).
 const FORMAT: u32 = 23;
 
 #[derive(Serialize, Deserialize)]

@@ -42,11 +42,8 @@ pub struct MigrationLog {
     /// `front_id`, so a record's id is its place.
     outstanding: VecDeque<[u32; 2]>,
     front_id: u64,
-    /// Records with ids below this are in upcalls (in flight); the rest,
-    /// the queue's tail, are buffered.
-    placed_end: u64,
     /// Upcalls placed and not completed, in id order: (upcall id, one past
-    /// its last record's id).
+    /// its last record's id). Records after the last one's are buffered.
     inflight: VecDeque<(u64, u64)>,
     /// Batches holding outstanding records, in id order; the front's
     /// sequence number is `first_batch`.
@@ -72,7 +69,6 @@ impl MigrationLog {
         MigrationLog {
             outstanding: VecDeque::new(),
             front_id: 1,
-            placed_end: 1,
             inflight: VecDeque::new(),
             batches: VecDeque::new(),
             first_batch: 0,
@@ -90,6 +86,12 @@ impl MigrationLog {
     /// One past the newest record's id.
     fn next_record(&self) -> u64 {
         self.front_id + self.outstanding.len() as u64
+    }
+
+    /// One past the last record in an upcall (the front's id when none is
+    /// in flight: every record before it has been freed).
+    fn placed_end(&self) -> u64 {
+        self.inflight.back().map_or(self.front_id, |&(_, end)| end)
     }
 
     fn record(&self, i: usize) -> MigrationRecord {
@@ -164,15 +166,14 @@ impl MigrationLog {
     pub fn place_upcalls(&mut self) -> usize {
         let mut placed = 0;
         let end_id = self.next_record();
-        while self.placed_end < end_id {
+        while self.placed_end() < end_id {
             let id = self.next_upcall;
             self.next_upcall += 1;
-            let from = (self.placed_end - self.front_id) as usize;
+            let from = (self.placed_end() - self.front_id) as usize;
             let to = (from + self.per_upcall).min(self.outstanding.len());
             let records = (from..to).map(|i| self.record(i)).collect();
             self.sq.push_back(Upcall { id, records });
-            self.placed_end = self.front_id + to as u64;
-            self.inflight.push_back((id, self.placed_end));
+            self.inflight.push_back((id, self.front_id + to as u64));
             placed += 1;
         }
         self.upcalls_placed += placed as u64;
