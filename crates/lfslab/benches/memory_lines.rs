@@ -2,11 +2,19 @@
 //! simulator's per-write cost is mostly random lines of its big tables
 //! (docs/performance.md, "Where the time goes"), so this is the machine
 //! property behind wall(16)/wall(1) and behind `prefetch.rs`'s choice of
-//! hint. Two measurements, nanoseconds per random 8-byte read:
+//! hint. Four measurements, nanoseconds per random 8-byte read:
 //! - by table size (prefetch alone, no use of the line): how the price of
 //!   a line grows with the working set once it is past the L3;
 //! - by hint (a demand read per step, its line hinted `ahead` steps
-//!   earlier with each x86 prefetch hint, some arithmetic between).
+//!   earlier with each x86 prefetch hint, some arithmetic between);
+//! - latency by table size (each read's address comes from the one
+//!   before, so nothing overlaps): what one miss costs;
+//! - latency by spread: the same 16 K lines (1 MiB, which the L2 holds)
+//!   spread over more and more 2 MiB pages, so that only address
+//!   translation gets dearer: the TLB's reach, and what a page walk costs
+//!   past it. A software prefetch retires only once its address is
+//!   translated (Intel's optimization manual, "Software Prefetch"), so
+//!   past the reach a hint itself stalls the core for the walk.
 //!
 //! Run: `cargo bench -p lfslab --bench memory_lines` (set
 //! LFSLAB_MEMORY_MIB to the largest table, default 2048; it is allocated,
@@ -69,6 +77,64 @@ fn main() {
 
     // The largest power of two that fits, so a mask picks an index.
     let n = 1usize << (usize::BITS - 1 - words.leading_zeros());
+    by_hint(&table, n);
+    let mut table = table;
+    latency_by_size(&mut table, max_mib);
+    latency_by_spread(&mut table);
+}
+
+/// Nanoseconds per step of a dependent chase through `table` over the word
+/// indices `at`, in a fixed random cycle (each entry holds the next's
+/// index, so no read can start before the one before it ends).
+fn chase(table: &mut [u64], mut at: Vec<usize>) -> f64 {
+    const CHASE: u64 = 4_000_000;
+    for i in (1..at.len()).rev() {
+        let j = (mix(i as u64) % (i as u64 + 1)) as usize;
+        at.swap(i, j);
+    }
+    for (k, &i) in at.iter().enumerate() {
+        table[i] = at[(k + 1) % at.len()] as u64;
+    }
+    let mut i = at[0];
+    let t = Instant::now();
+    for _ in 0..CHASE {
+        i = table[i] as usize;
+    }
+    let ns = t.elapsed().as_secs_f64() * 1e9 / CHASE as f64;
+    std::hint::black_box(i);
+    ns
+}
+
+fn latency_by_size(table: &mut [u64], max_mib: usize) {
+    let mut mib = 8;
+    while mib <= max_mib {
+        // One word in every line of the first `mib` MiB.
+        let at: Vec<usize> = (0..(mib << 20) / 64).map(|l| l * 8).collect();
+        println!("  {mib:>6} MiB  dependent reads  {:6.1} ns", chase(table, at));
+        mib *= 4;
+    }
+}
+
+fn latency_by_spread(table: &mut [u64]) {
+    const LINES: usize = 1 << 14;
+    const PAGE_WORDS: usize = (2 << 20) / 8;
+    let max_pages = table.len() / PAGE_WORDS;
+    let mut pages = 16;
+    while pages <= max_pages.min(LINES) {
+        // As many lines in each of `pages` 2 MiB pages, spread over the
+        // page by an odd stride (distinct lines, spread over the cache's
+        // sets).
+        let per = LINES / pages;
+        let page_lines = PAGE_WORDS / 8;
+        let at: Vec<usize> = (0..pages * per)
+            .map(|k| (k / per) * PAGE_WORDS + (k % per * 9973 + k / per * 31) % page_lines * 8)
+            .collect();
+        println!("  {pages:>6} pages of 2 MiB, 16 K lines  {:6.1} ns", chase(table, at));
+        pages *= 2;
+    }
+}
+
+fn by_hint(table: &[u64], n: usize) {
     for ahead in [8u64, 32] {
         for (hint, name) in ["prefetcht0", "prefetcht1", "prefetcht2", "prefetchnta"].iter().enumerate() {
             let t = Instant::now();
