@@ -176,13 +176,15 @@ impl<V: Vfs> IoTarget for FsTarget<'_, V> {
 
     /// Buffered I/O: fetch the page-cache entries and oracle slots of two
     /// of the clone's upcoming operations ahead of them.
-    fn hint(&mut self, clone: usize, soon: &Op, later: &Op) {
+    fn hint(&mut self, clone: usize, soon: &Op, later: &[Op]) {
         if self.direct[clone] {
             return;
         }
         let files = &self.files.files[clone];
-        if let Some(&ino) = files.get(later.file as usize) {
-            self.fs.prefetch(ino, later.off, 0);
+        for op in later {
+            if let Some(&ino) = files.get(op.file as usize) {
+                self.fs.prefetch(ino, op.off, 0);
+            }
         }
         if let Some(&ino) = files.get(soon.file as usize) {
             self.fs.prefetch(ino, soon.off, 1);

@@ -63,9 +63,11 @@ impl IoTarget for RawTarget<'_> {
         Ok(c.at)
     }
 
-    fn hint(&mut self, _clone: usize, soon: &Op, later: &Op) {
-        self.ssd.prefetch_write(Lpn(later.off), 0);
-        self.oracle.prefetch(Lpn(later.off));
+    fn hint(&mut self, _clone: usize, soon: &Op, later: &[Op]) {
+        for op in later {
+            self.ssd.prefetch_write(Lpn(op.off), 0);
+            self.oracle.prefetch(Lpn(op.off));
+        }
         self.ssd.prefetch_write(Lpn(soon.off), 1);
     }
 }
