@@ -151,9 +151,19 @@ pub trait IoTarget {
     type Error;
     /// Execute `op` for clone `clone`, submitted at `at`; returns its completion.
     fn issue(&mut self, clone: usize, op: &Op, at: SimTime) -> Result<SimTime, Self::Error>;
+    /// How many first-stage hints the target takes at a time (a divisor of
+    /// `AHEAD`). More than one suits a target whose second stage does not
+    /// read what the first fetched: a first-stage hint then reaches the op
+    /// that much nearer. At paper size the tables hinted span more 2 MiB
+    /// pages than the TLB holds, and a software prefetch retires only once
+    /// its address is translated (Intel's optimization manual, "Software
+    /// Prefetch"): hints issued together walk the page tables at once (the
+    /// core has several page walkers) instead of stalling the core for a
+    /// walk each.
+    const HINT_BATCH: usize = 1;
     /// The clone's upcoming synthetic ops, for prefetching: `soon` (second
-    /// stage) and `later` (first stage, `HINT_BATCH` ops at a time or none);
-    /// see `AHEAD`.
+    /// stage) and `later` (first stage: the last `HINT_BATCH` drawn, every
+    /// `HINT_BATCH` ops, else none); see `AHEAD`.
     fn hint(&mut self, _clone: usize, _soon: &Op, _later: &[Op]) {}
     /// Idle-time work (filesystem daemons); called by the daemon tick when
     /// no I/O completed for 100 ms.
@@ -204,14 +214,6 @@ impl OffsetStream {
 /// (what that entry points to). Preconditioning's overwrites use the same.
 pub(super) const AHEAD: usize = 8;
 pub(super) const HINT_SOON: usize = 3;
-/// First-stage hints go out this many ops at a time, the last drawn, every
-/// `HINT_BATCH` ops. At paper size their tables span more 2 MiB pages than
-/// the TLB holds, and a software prefetch retires only once its address is
-/// translated (Intel's optimization manual, "Software Prefetch"): hints
-/// issued together walk the page tables at once (the core has several page
-/// walkers) instead of stalling the core for a walk each.
-pub(super) const HINT_BATCH: usize = 4;
-const _: () = assert!(AHEAD % HINT_BATCH == 0);
 
 enum Source {
     /// Generated ops, `AHEAD` drawn ahead of use (drawing early keeps the
@@ -558,8 +560,9 @@ fn pump<T: IoTarget>(
                 ahead[*next] = synth(job, offsets, &mut cl.rng, &mut cl.tag);
                 *next = (*next + 1) % AHEAD;
                 // The last `HINT_BATCH` drawn sit just before `next`.
+                let batch = const { assert!(T::HINT_BATCH > 0 && AHEAD % T::HINT_BATCH == 0); T::HINT_BATCH };
                 let later: &[Op] =
-                    if *next % HINT_BATCH == 0 { &ahead[(*next + AHEAD - HINT_BATCH) % AHEAD..][..HINT_BATCH] } else { &[] };
+                    if *next % batch == 0 { &ahead[(*next + AHEAD - batch) % AHEAD..][..batch] } else { &[] };
                 target.hint(ci, &ahead[(*next + HINT_SOON) % AHEAD], later);
                 op
             }
