@@ -301,9 +301,13 @@ impl<D: BlockDevice> F2fs<D> {
         const MID: usize = 8;
         const NEAR: usize = 4;
         let main = self.layout.main_blkaddr;
-        if let Some(r) = recs.get(k + FAR).filter(|r| r.old.0 >= main) {
-            self.sm.prefetch_block(r.old.0);
-            self.owner.prefetch(self.main_index(r.old.0));
+        // Four records at a time, so their page walks overlap (see
+        // `workload::driver::IoTarget::HINT_BATCH`): FAR to FAR + 3 ahead.
+        if k % 4 == 0 {
+            for r in recs.iter().skip(k + FAR).take(4).filter(|r| r.old.0 >= main) {
+                self.sm.prefetch_block(r.old.0);
+                self.owner.prefetch(self.main_index(r.old.0));
+            }
         }
         for (ahead, stage) in [(MID, 0), (NEAR, 1)] {
             if let Some(slot) = recs.get(k + ahead).filter(|r| r.old.0 >= main).and_then(|r| self.owner.get(self.main_index(r.old.0)).slot()) {
