@@ -152,14 +152,14 @@ pub trait IoTarget {
     /// Execute `op` for clone `clone`, submitted at `at`; returns its completion.
     fn issue(&mut self, clone: usize, op: &Op, at: SimTime) -> Result<SimTime, Self::Error>;
     /// How many first-stage hints the target takes at a time (a divisor of
-    /// `AHEAD`). More than one suits a target whose second stage does not
-    /// read what the first fetched: a first-stage hint then reaches the op
-    /// that much nearer. At paper size the tables hinted span more 2 MiB
-    /// pages than the TLB holds, and a software prefetch retires only once
-    /// its address is translated (Intel's optimization manual, "Software
-    /// Prefetch"): hints issued together walk the page tables at once (the
-    /// core has several page walkers) instead of stalling the core for a
-    /// walk each.
+    /// `AHEAD`). At paper size the tables hinted span more 2 MiB pages than
+    /// the TLB holds, and a software prefetch retires only once its address
+    /// is translated (Intel's optimization manual, "Software Prefetch"):
+    /// hints issued together walk the page tables at once (a core has more
+    /// than one page walker) instead of stalling the core for a walk each.
+    /// More than one suits only a target whose second stage does not read
+    /// what the first fetched, since a batch's nearest op gets its first
+    /// stage `HINT_BATCH - 1` ops nearer than one at a time would.
     const HINT_BATCH: usize = 1;
     /// The clone's upcoming synthetic ops, for prefetching: `soon` (second
     /// stage) and `later` (first stage: the last `HINT_BATCH` drawn, every
