@@ -165,16 +165,17 @@ impl MigrationLog {
     /// Put every buffered record into upcalls on the SQ; returns how many upcalls were placed.
     pub fn place_upcalls(&mut self) -> usize {
         let mut placed = 0;
-        let end_id = self.next_record();
-        while self.placed_end() < end_id {
+        // The buffered records, by place in the queue.
+        let mut from = (self.placed_end() - self.front_id) as usize;
+        while from < self.outstanding.len() {
             let id = self.next_upcall;
             self.next_upcall += 1;
-            let from = (self.placed_end() - self.front_id) as usize;
             let to = (from + self.per_upcall).min(self.outstanding.len());
             let records = (from..to).map(|i| self.record(i)).collect();
             self.sq.push_back(Upcall { id, records });
             self.inflight.push_back((id, self.front_id + to as u64));
             placed += 1;
+            from = to;
         }
         self.upcalls_placed += placed as u64;
         placed

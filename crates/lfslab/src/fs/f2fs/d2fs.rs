@@ -300,11 +300,12 @@ impl<D: BlockDevice> F2fs<D> {
         const FAR: usize = 12;
         const MID: usize = 8;
         const NEAR: usize = 4;
+        // The far stage goes FAR_BATCH records at a time, so their page
+        // walks overlap (see `workload::driver::IoTarget::HINT_BATCH`).
+        const FAR_BATCH: usize = 4;
         let main = self.layout.main_blkaddr;
-        // Four records at a time, so their page walks overlap (see
-        // `workload::driver::IoTarget::HINT_BATCH`): FAR to FAR + 3 ahead.
-        if k % 4 == 0 {
-            for r in recs.iter().skip(k + FAR).take(4).filter(|r| r.old.0 >= main) {
+        if k % FAR_BATCH == 0 {
+            for r in recs.iter().skip(k + FAR).take(FAR_BATCH).filter(|r| r.old.0 >= main) {
                 self.sm.prefetch_block(r.old.0);
                 self.owner.prefetch(self.main_index(r.old.0));
             }
