@@ -268,7 +268,7 @@ impl<D: BlockDevice> F2fs<D> {
             };
             let n = (u.records.len() - i).min(left);
             for (k, r) in u.records.iter().enumerate().skip(i).take(n) {
-                self.prefetch_record(&u.records, k);
+                self.prefetch_record(&u.records, k, i);
                 // One record is failure-atomic: checkpoint is held off meanwhile.
                 let s = self.cp_rwsem.read_from(t);
                 t = s + cost;
@@ -294,17 +294,19 @@ impl<D: BlockDevice> F2fs<D> {
     /// Hints for the records after record `k`, which `apply_record` reads
     /// at random: the old block's SIT entry and SSA entry far ahead, then
     /// (the SSA entry cached) its dnode's entry, then the address slot.
-    /// Never changes results.
+    /// `first` is the record this call started at (a budgeted call may
+    /// resume mid-upcall). Never changes results.
     #[inline]
-    fn prefetch_record(&self, recs: &[MigrationRecord], k: usize) {
+    fn prefetch_record(&self, recs: &[MigrationRecord], k: usize, first: usize) {
         const FAR: usize = 12;
         const MID: usize = 8;
         const NEAR: usize = 4;
         // The far stage goes FAR_BATCH records at a time, so their page
-        // walks overlap (see `workload::driver::IoTarget::HINT_BATCH`).
+        // walks overlap (see `workload::driver::IoTarget::HINT_BATCH`);
+        // batches count from `first`, so a resumed call skips none.
         const FAR_BATCH: usize = 4;
         let main = self.layout.main_blkaddr;
-        if k % FAR_BATCH == 0 {
+        if (k - first) % FAR_BATCH == 0 {
             for r in recs.iter().skip(k + FAR).take(FAR_BATCH).filter(|r| r.old.0 >= main) {
                 self.sm.prefetch_block(r.old.0);
                 self.owner.prefetch(self.main_index(r.old.0));
